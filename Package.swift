@@ -1,0 +1,49 @@
+// swift-tools-version:6.3
+import PackageDescription
+
+let package = Package(
+    name: "ActionBus",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "ActionCore", targets: ["ActionCore"]),
+        .library(name: "ExampleFeatures", targets: ["ExampleFeatures"]),
+        .executable(name: "actionbus", targets: ["actionbus"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "ZeroMQ",
+            dependencies: ["CZeroMQ"]
+        ),
+        .target(
+            name: "ActionCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "ExampleFeatures",
+            dependencies: ["ActionCore"]
+        ),
+        .executableTarget(
+            name: "actionbus",
+            dependencies: [
+                "ActionCore",
+                "ExampleFeatures",
+                "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,12 @@
+#ifndef CZEROMQ_SHIM_H
+#define CZEROMQ_SHIM_H
+
+#include <zmq.h>
+#include <stdint.h>
+
+// Glibc's Swift module does not export <sys/eventfd.h>; the I/O loop wakes its thread with one.
+int eventfd(unsigned int initval, int flags);
+#define CZMQ_EFD_CLOEXEC 02000000
+#define CZMQ_EFD_NONBLOCK 04000
+
+#endif
