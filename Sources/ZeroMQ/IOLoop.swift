@@ -1,0 +1,161 @@
+import CZeroMQ
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The owner of an ``IOLoop``'s sockets, living on the loop's thread.
+public protocol IOLoopDriver: AnyObject, SendableMetatype {
+    /// Called on the loop thread when the loop stops, before the runtime closes the sockets it
+    /// polls; close any other sockets here.
+    func ioLoopWillStop(_ runtime: IOLoopRuntime)
+}
+
+extension IOLoopDriver {
+    public func ioLoopWillStop(_ runtime: IOLoopRuntime) {}
+}
+
+/// A dedicated thread that alone owns a set of ZeroMQ sockets (like czmq's `zactor`).
+///
+/// The driver is made on the loop thread and never leaves it. Other threads hand it work with
+/// ``execute(_:)``: the job is queued under a lock and an eventfd wakes the thread from
+/// `zmq_poll`. Action code never touches a socket.
+///
+/// ```swift
+/// let loop = try IOLoop(name: "worker-io", context: context) { runtime in
+///     try WorkerDriver(runtime: runtime)
+/// }
+/// loop.execute { driver, _ in driver.send(outcome) }
+/// loop.stop()
+/// ```
+public final class IOLoop<Driver: IOLoopDriver>: Sendable {
+    private typealias Job = @Sendable (Driver, IOLoopRuntime) -> Void
+
+    private struct State {
+        var jobs: [Job] = []
+        var isSignaled = false
+        var isAccepting = true
+    }
+
+    /// The loop's name, also its thread's name.
+    public let name: String
+    private let wake: WakeSignal
+    private let state = Mutex(State())
+    private let loopThread = Mutex<pthread_t?>(nil)
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// Starts the loop's thread and makes the driver on it.
+    ///
+    /// - Throws: whatever `makeDriver` throws; the thread has exited by then.
+    public init(
+        name: String,
+        context: ZMQContext,
+        makeDriver: @escaping @Sendable (IOLoopRuntime) throws -> Driver
+    ) throws {
+        self.name = name
+        self.wake = try WakeSignal()
+        let started = DispatchSemaphore(value: 0)
+        let setupError = Mutex<(any Error)?>(nil)
+        let thread = Thread { [self] in
+            loopThread.withLock { $0 = pthread_self() }
+            let runtime = IOLoopRuntime(name: name, context: context, wakeDescriptor: wake.fileDescriptor)
+            let driver: Driver
+            do {
+                driver = try makeDriver(runtime)
+            } catch {
+                setupError.withLock { $0 = error }
+                runtime.closeRegisteredSockets()
+                state.withLock { $0.isAccepting = false }
+                started.signal()
+                exited.signal()
+                return
+            }
+            started.signal()
+            run(driver, runtime)
+            exited.signal()
+        }
+        thread.name = name
+        thread.start()
+        started.wait()
+        if let error = setupError.withLock({ $0 }) { throw error }
+    }
+
+    /// Queues `job` to run on the loop thread with the driver and runtime.
+    ///
+    /// - Returns: `false` when the loop has stopped and the job will never run.
+    @discardableResult
+    public func execute(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
+        let (accepted, mustRing) = state.withLock { state -> (Bool, Bool) in
+            guard state.isAccepting else { return (false, false) }
+            state.jobs.append(job)
+            let mustRing = !state.isSignaled
+            state.isSignaled = true
+            return (true, mustRing)
+        }
+        if mustRing { wake.ring() }
+        return accepted
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var isCurrentThread: Bool {
+        loopThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Stops the loop: queued jobs run, the driver closes its sockets, the thread exits.
+    ///
+    /// Called from another thread it waits for the exit; called on the loop thread it only asks.
+    public func stop() {
+        let alreadyStopping = state.withLock { state -> Bool in
+            defer { state.isAccepting = false }
+            return !state.isAccepting
+        }
+        if !alreadyStopping { wake.ring() }
+        guard !isCurrentThread else { return }
+        exited.wait()
+        // Hand the exit on to any other thread waiting in stop().
+        exited.signal()
+    }
+
+    /// Stops the loop without blocking a cooperative thread.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.stop()
+                continuation.resume()
+            }
+        }
+    }
+
+    private func run(_ driver: Driver, _ runtime: IOLoopRuntime) {
+        var batch: [Job] = []
+        while true {
+            let woken: Bool
+            do {
+                woken = try runtime.step()
+            } catch {
+                // Only ETERM reaches here: the context is shutting down under us.
+                break
+            }
+            if woken { runQueuedJobs(driver, runtime, &batch) }
+            if runtime.isStopRequested { break }
+            if !state.withLock({ $0.isAccepting }) {
+                runQueuedJobs(driver, runtime, &batch)
+                break
+            }
+        }
+        state.withLock { $0.isAccepting = false }
+        runQueuedJobs(driver, runtime, &batch)
+        driver.ioLoopWillStop(runtime)
+        runtime.closeRegisteredSockets()
+    }
+
+    private func runQueuedJobs(_ driver: Driver, _ runtime: IOLoopRuntime, _ batch: inout [Job]) {
+        wake.drain()
+        // Swapping arrays keeps both buffers alive across batches: no allocation per wake-up.
+        state.withLock { state in
+            state.isSignaled = false
+            swap(&state.jobs, &batch)
+        }
+        for job in batch { job(driver, runtime) }
+        batch.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,109 @@
+/// A reusable buffer for the frames of one multipart message.
+///
+/// All frames live back to back in one byte array, so receiving into a `Multipart` that is
+/// reused (``removeAll()`` keeps capacity) allocates nothing per frame once it has grown.
+public struct Multipart: Sendable, Equatable, CustomStringConvertible {
+    private var storage: [UInt8] = []
+    private var ends: [Int] = []
+
+    /// An empty message.
+    public init() {}
+
+    /// A message of the given frames.
+    public init(_ frames: [[UInt8]]) {
+        for frame in frames { append(frame) }
+    }
+
+    /// A message of UTF-8 text frames.
+    public init(strings frames: [String]) {
+        for frame in frames { append(frame) }
+    }
+
+    /// The number of frames.
+    public var count: Int { ends.count }
+
+    /// Whether the message has no frames.
+    public var isEmpty: Bool { ends.isEmpty }
+
+    /// The total number of bytes in all frames.
+    public var byteCount: Int { storage.count }
+
+    /// The bytes of frame `index`, sharing this buffer's storage.
+    public subscript(index: Int) -> ArraySlice<UInt8> {
+        storage[range(of: index)]
+    }
+
+    /// The range of frame `index` within the contiguous storage.
+    public func range(of index: Int) -> Range<Int> {
+        (index == 0 ? 0 : ends[index - 1])..<ends[index]
+    }
+
+    /// Calls `body` with frame `index`'s bytes, valid only inside the call.
+    public func withFrame<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let range = range(of: index)
+        return try storage.withUnsafeBytes { all in
+            try body(UnsafeRawBufferPointer(rebasing: all[range]))
+        }
+    }
+
+    /// Frame `index` decoded as UTF-8, repairing invalid sequences.
+    public func string(at index: Int) -> String {
+        withFrame(index) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// All frames as separate arrays (allocates: for tests and diagnostics).
+    public var frames: [[UInt8]] { (0..<count).map { Array(self[$0]) } }
+
+    /// Appends a frame.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        storage.append(contentsOf: bytes)
+        ends.append(storage.count)
+    }
+
+    /// Appends a frame.
+    public mutating func append(_ bytes: some Sequence<UInt8>) {
+        storage.append(contentsOf: bytes)
+        ends.append(storage.count)
+    }
+
+    /// Appends a frame of UTF-8 text.
+    public mutating func append(_ text: String) {
+        storage.append(contentsOf: text.utf8)
+        ends.append(storage.count)
+    }
+
+    /// Appends an empty frame (a delimiter).
+    public mutating func appendEmpty() {
+        ends.append(storage.count)
+    }
+
+    /// Removes the first `k` frames (for example a ROUTER's routing-id envelope).
+    public mutating func removeFirst(_ k: Int) {
+        guard k > 0 else { return }
+        let cut = ends[k - 1]
+        storage.removeFirst(cut)
+        ends.removeFirst(k)
+        for i in ends.indices { ends[i] -= cut }
+    }
+
+    /// Removes every frame, keeping the capacity for the next message.
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+    }
+
+    public var description: String {
+        let shown = (0..<count).map { index -> String in
+            let frame = self[index]
+            if frame.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) { return "\"\(String(decoding: frame, as: UTF8.self))\"" }
+            return "0x" + frame.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        }
+        return "[\(shown.joined(separator: ", "))]"
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

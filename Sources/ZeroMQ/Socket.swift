@@ -1,0 +1,195 @@
+import CZeroMQ
+
+/// Flags for a send.
+public struct SendOptions: OptionSet, Sendable {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    /// `ZMQ_DONTWAIT`: fail with ``ZMQError/Code/wouldBlock`` instead of blocking.
+    public static let dontWait = SendOptions(rawValue: ZMQ_DONTWAIT)
+    /// `ZMQ_SNDMORE`: more frames of this message follow.
+    public static let more = SendOptions(rawValue: ZMQ_SNDMORE)
+}
+
+/// Flags for a receive.
+public struct ReceiveOptions: OptionSet, Sendable {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    /// `ZMQ_DONTWAIT`: fail with ``ZMQError/Code/wouldBlock`` when nothing is queued.
+    public static let dontWait = ReceiveOptions(rawValue: ZMQ_DONTWAIT)
+}
+
+/// A ZeroMQ socket, confined to the thread that uses it.
+///
+/// libzmq sockets are not thread-safe, so `Socket` is deliberately not `Sendable`: the
+/// compiler keeps it in one isolation domain. Close it with ``close()`` when done; `deinit`
+/// closes a socket that was not closed, as a safety net. Sockets start with `LINGER` 0, so
+/// closing never blocks on unsent messages.
+public final class Socket {
+    /// The socket's pattern.
+    public let type: SocketType
+    let handle: UnsafeMutableRawPointer
+    private let context: ZMQContext
+    /// Whether ``close()`` has run.
+    public private(set) var isClosed = false
+
+    /// Opens a socket of `type` in `context`, with `LINGER` 0.
+    public init(_ context: ZMQContext, type: SocketType) throws {
+        guard let handle = zmq_socket(context.handle, type.rawValue) else {
+            throw ZMQError.last("zmq_socket")
+        }
+        self.type = type
+        self.handle = handle
+        self.context = context
+        context.socketOpened()
+        try setOption(.linger, 0)
+    }
+
+    deinit { close() }
+
+    /// Closes the socket; later calls do nothing.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        zmq_close(handle)
+        context.socketClosed()
+    }
+
+    // MARK: Endpoints
+
+    /// Binds to an endpoint such as `tcp://127.0.0.1:*` or `inproc://name`.
+    public func bind(_ endpoint: String) throws {
+        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))") }
+    }
+
+    /// Connects to an endpoint.
+    public func connect(_ endpoint: String) throws {
+        guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_connect(\(endpoint))") }
+    }
+
+    /// Stops listening on an endpoint bound earlier (use ``lastEndpoint`` for wildcard ports).
+    public func unbind(_ endpoint: String) throws {
+        guard zmq_unbind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_unbind(\(endpoint))") }
+    }
+
+    /// Disconnects from an endpoint connected earlier.
+    public func disconnect(_ endpoint: String) throws {
+        guard zmq_disconnect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_disconnect(\(endpoint))") }
+    }
+
+    /// The endpoint last bound, with the port the system chose for `*`.
+    public var lastEndpoint: String {
+        get throws { try option(.lastEndpoint) }
+    }
+
+    // MARK: Sending
+
+    /// Sends one frame holding a copy of `bytes`.
+    public func send(_ bytes: UnsafeRawBufferPointer, options: SendOptions = []) throws {
+        while zmq_send(handle, bytes.baseAddress, bytes.count, options.rawValue) < 0 {
+            let error = ZMQError.last("zmq_send")
+            // A blocking send interrupted by a signal has sent nothing: retry it.
+            guard error.code == .interrupted, !options.contains(.dontWait) else { throw error }
+        }
+    }
+
+    /// Sends one frame holding a copy of `bytes`.
+    public func send(_ bytes: [UInt8], options: SendOptions = []) throws {
+        try bytes.withUnsafeBytes { try send($0, options: options) }
+    }
+
+    /// Sends one frame holding a copy of `bytes`.
+    public func send(_ bytes: ArraySlice<UInt8>, options: SendOptions = []) throws {
+        try bytes.withUnsafeBytes { try send($0, options: options) }
+    }
+
+    /// Sends one frame holding the UTF-8 bytes of `text`.
+    public func send(_ text: String, options: SendOptions = []) throws {
+        var text = text
+        try text.withUTF8 { try send(UnsafeRawBufferPointer($0), options: options) }
+    }
+
+    /// Sends `message` without copying its bytes; the message is consumed even if the send fails.
+    public func send(_ message: consuming Message, options: SendOptions = []) throws {
+        // On success libzmq empties the zmq_msg_t; closing the empty frame in deinit is then a no-op.
+        while zmq_msg_send(message.pointer, handle, options.rawValue) < 0 {
+            let error = ZMQError.last("zmq_msg_send")
+            guard error.code == .interrupted, !options.contains(.dontWait) else { throw error }
+        }
+    }
+
+    /// Sends every frame of `message` as one multipart message.
+    ///
+    /// With `.dontWait`, libzmq queues a multipart message atomically: if the first frame is
+    /// accepted the rest are too, so a ``ZMQError/Code/wouldBlock`` means nothing was sent.
+    public func send(_ message: Multipart, options: SendOptions = []) throws {
+        let last = message.count - 1
+        guard last >= 0 else { return }
+        for index in 0...last {
+            let frameOptions = index < last ? options.union(.more) : options.subtracting(.more)
+            try message.withFrame(index) { try send($0, options: frameOptions) }
+        }
+    }
+
+    // MARK: Receiving
+
+    /// Receives one frame and calls `body` with its bytes and whether more frames follow.
+    ///
+    /// The bytes are valid only inside `body`; nothing is allocated on the Swift heap.
+    public func receive<R>(
+        options: ReceiveOptions = [],
+        _ body: (UnsafeRawBufferPointer, _ more: Bool) throws -> R
+    ) throws -> R {
+        try withUnsafeTemporaryAllocation(of: zmq_msg_t.self, capacity: 1) { buffer in
+            // A stack slot with a fixed address: zmq_msg_t must never be copied while live.
+            let message = buffer.baseAddress!
+            zmq_msg_init(message)
+            defer { zmq_msg_close(message) }
+            while zmq_msg_recv(message, handle, options.rawValue) < 0 {
+                let error = ZMQError.last("zmq_msg_recv")
+                guard error.code == .interrupted, !options.contains(.dontWait) else { throw error }
+            }
+            let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
+            return try body(bytes, zmq_msg_more(message) != 0)
+        }
+    }
+
+    /// Receives one frame as an owned ``Message`` (no copy of its bytes).
+    public func receiveMessage(options: ReceiveOptions = []) throws -> Message {
+        let message = Message()
+        while zmq_msg_recv(message.pointer, handle, options.rawValue) < 0 {
+            let error = ZMQError.last("zmq_msg_recv")
+            guard error.code == .interrupted, !options.contains(.dontWait) else { throw error }
+        }
+        return message
+    }
+
+    /// Receives a whole multipart message into `message`, replacing what it held.
+    ///
+    /// Reusing one `Multipart` for every receive allocates nothing per frame. Once the first
+    /// frame has arrived, the remaining frames are already queued, so they never block.
+    public func receive(into message: inout Multipart, options: ReceiveOptions = []) throws {
+        message.removeAll()
+        var more = try receive(options: options) { bytes, more in
+            message.append(bytes)
+            return more
+        }
+        while more {
+            more = try receive { bytes, more in
+                message.append(bytes)
+                return more
+            }
+        }
+    }
+
+    /// Receives a whole multipart message.
+    public func receiveMultipart(options: ReceiveOptions = []) throws -> Multipart {
+        var message = Multipart()
+        try receive(into: &message, options: options)
+        return message
+    }
+
+    /// Receives one frame as text (for tests and simple protocols).
+    public func receiveString(options: ReceiveOptions = []) throws -> String {
+        try receive(options: options) { bytes, _ in String(decoding: bytes, as: UTF8.self) }
+    }
+}
