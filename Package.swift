@@ -5,6 +5,7 @@ let package = Package(
     name: "ActionBus",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "Locking", targets: ["Locking"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "ActionCore", targets: ["ActionCore"]),
         .library(name: "ExampleFeatures", targets: ["ExampleFeatures"]),
@@ -20,9 +21,10 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        .target(name: "Locking"),
         .target(
             name: "ZeroMQ",
-            dependencies: ["CZeroMQ"]
+            dependencies: ["CZeroMQ", "Locking"]
         ),
         .target(
             name: "ActionCore",
@@ -42,7 +44,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 import CZeroMQ
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// The owner of an ``IOLoop``'s sockets, living on the loop's thread.
 public protocol IOLoopDriver: AnyObject, SendableMetatype {
@@ -39,8 +39,8 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// The loop's name, also its thread's name.
     public let name: String
     private let wake: WakeSignal
-    private let state = Mutex(State())
-    private let loopThread = Mutex<pthread_t?>(nil)
+    private let state = Locked(State())
+    private let loopThread = Locked<pthread_t?>(nil)
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts the loop's thread and makes the driver on it.
@@ -54,7 +54,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
         self.name = name
         self.wake = try WakeSignal()
         let started = DispatchSemaphore(value: 0)
-        let setupError = Mutex<(any Error)?>(nil)
+        let setupError = Locked<(any Error)?>(nil)
         let thread = Thread { [self] in
             loopThread.withLock { $0 = pthread_self() }
             let runtime = IOLoopRuntime(name: name, context: context, wakeDescriptor: wake.fileDescriptor)

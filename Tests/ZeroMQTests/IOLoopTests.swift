@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import Testing
 @testable import ZeroMQ
@@ -10,7 +11,7 @@ final class RecordingDriver: IOLoopDriver {
     var stopCalls = 0
 
     final class Log: Sendable {
-        let entries = Mutex<[String]>([])
+        let entries = Locked<[String]>([])
         let jobThreadsOnLoop = Atomic<Int>(0)
         func append(_ entry: String) { entries.withLock { $0.append(entry) } }
         var snapshot: [String] { entries.withLock { $0 } }
