@@ -28,7 +28,7 @@ let package = Package(
         ),
         .target(
             name: "ActionCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "ExampleFeatures",
