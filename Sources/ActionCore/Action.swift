@@ -1,0 +1,40 @@
+/// A small, named piece of work a feature offers, performed through an ``ActionSession``.
+///
+/// Actions are types with static members, bound to a feature with ``Feature/action(_:name:)``.
+/// `perform` receives a context and a completion object and must return either
+/// `completion.completedSync(outcome)` or the handle from `completion.willCompleteAsync()`,
+/// which it completes exactly once later, from any thread. Callers cannot tell the difference.
+///
+/// ```swift
+/// enum SayAction: Action {
+///     struct Input: Codable, Sendable { var text: String }
+///     typealias Output = Input
+///     static let description = "Repeats the text"
+///     static func perform(context: ActionContext<Input>, completion: Completion) -> Completion.Status {
+///         completion.completedSync(.success(context.input))
+///     }
+/// }
+/// ```
+public protocol Action: Sendable {
+    /// What the action takes; ``NoInput`` when nothing.
+    associatedtype Input: Codable & Sendable = NoInput
+    /// What the action produces; ``NoOutput`` when nothing.
+    associatedtype Output: Codable & Sendable = NoOutput
+
+    /// A one-line description for catalogs and logs.
+    static var description: String { get }
+
+    /// Where the action runs; defaults to the session's main serial queue.
+    static var executor: ActionExecutorSelection { get }
+
+    /// Does the work on the action's executor and reports the outcome through `completion`.
+    static func perform(context: ActionContext<Input>, completion: ActionCompletion<Output>) -> ActionCompletion<Output>.Status
+}
+
+extension Action {
+    /// The completion type this action's `perform` receives.
+    public typealias Completion = ActionCompletion<Output>
+
+    /// The session's main serial queue.
+    public static var executor: ActionExecutorSelection { .sessionMain }
+}

@@ -1,0 +1,63 @@
+/// The error an action fails with: a stable machine-readable ``Code`` and a human-readable message.
+///
+/// ```swift
+/// throw ActionError(code: .invalidInput, message: "n must not be negative")
+/// ```
+public struct ActionError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What kind of failure this is; its raw value is stable on the wire.
+    public var code: Code
+    /// A human-readable explanation, safe to log and to show to a developer.
+    public var message: String
+
+    /// Creates an error with a code and a message.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`, for logs.
+    public var description: String {
+        "\(code): \(message)"
+    }
+}
+
+extension ActionError {
+    /// An extensible error code whose `rawValue` is the string sent on the wire.
+    ///
+    /// Modules add their own codes with an extension:
+    /// `extension ActionError.Code { static let documentNotOpen = Self("documentNotOpen") }`.
+    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The stable wire name of the code.
+        public var rawValue: String
+
+        /// Creates a code from its wire name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// Creates a code from its wire name.
+        public init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The wire name.
+        public var description: String { rawValue }
+
+        /// The action ran and reported a failure (also used for non-``ActionError`` errors thrown by an ``AsyncAction``).
+        public static let actionFailed = Self("actionFailed")
+        /// The input could not be decoded or was rejected by the action.
+        public static let invalidInput = Self("invalidInput")
+        /// The action's output could not be encoded.
+        public static let invalidOutput = Self("invalidOutput")
+        /// No action with the requested full name is in the catalog.
+        public static let unknownAction = Self("unknownAction")
+        /// The action did not complete before its deadline.
+        public static let timedOut = Self("timedOut")
+        /// The perform was cancelled before the action completed.
+        public static let cancelled = Self("cancelled")
+        /// An action completed more than once, or after its deadline; reported to observers, never delivered.
+        public static let completedTwice = Self("completedTwice")
+        /// Something went wrong in the dispatch machinery itself.
+        public static let internalError = Self("internalError")
+    }
+}

@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+
+extension ActionSession {
+    /// Performs the catalog's action named `fullName` (e.g. `Echo.say`) with JSON input, and
+    /// delivers its outcome with the output JSON-encoded: the path a distributed worker uses.
+    ///
+    /// Failures that happen before the action runs are delivered the same way:
+    /// ``ActionError/Code/unknownAction`` when the catalog has no such action, and
+    /// ``ActionError/Code/invalidInput`` (message includes the decoder's error) when the input
+    /// does not decode. Empty input is read as `{}`. Those early failures reach neither observers
+    /// nor action stacks, and run on `completionQueue`, or on the calling thread when it is `nil`.
+    ///
+    /// - Parameters:
+    ///   - fullName: The action's full name.
+    ///   - jsonInput: The JSON-encoded input.
+    ///   - deadline: When the perform fails with ``ActionError/Code/timedOut``; `nil` uses the default timeout.
+    ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor.
+    ///   - completion: Receives the outcome, exactly once.
+    public func perform(
+        named fullName: String,
+        jsonInput: Data,
+        deadline: ContinuousClock.Instant? = nil,
+        completionQueue: DispatchQueue? = nil,
+        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
+        guard let action = catalog.action(named: fullName) else {
+            logger.notice("Unknown action requested", metadata: ["action.name": "\(fullName)"])
+            let error = ActionError(code: .unknownAction, message: "No action named '\(fullName)' in the catalog")
+            deliverEarly(.failure(error), completionQueue: completionQueue, completion: completion)
+            return
+        }
+        action.performJSON(self, jsonInput, deadline, completionQueue, completion)
+    }
+
+    /// Performs the action named `fullName` with JSON input given as bytes; see
+    /// ``perform(named:jsonInput:deadline:completionQueue:completion:)``.
+    public func perform(
+        named fullName: String,
+        jsonInput: [UInt8],
+        deadline: ContinuousClock.Instant? = nil,
+        completionQueue: DispatchQueue? = nil,
+        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
+        perform(named: fullName, jsonInput: Data(jsonInput), deadline: deadline, completionQueue: completionQueue, completion: completion)
+    }
+
+    /// Performs the action named `fullName` with JSON input and returns its outcome, output JSON-encoded.
+    public func perform(
+        named fullName: String,
+        jsonInput: Data,
+        deadline: ContinuousClock.Instant? = nil
+    ) async -> ErasedActionOutcome {
+        await withCheckedContinuation { continuation in
+            perform(named: fullName, jsonInput: jsonInput, deadline: deadline, completionQueue: nil) { outcome in
+                continuation.resume(returning: outcome)
+            }
+        }
+    }
+
+    /// Decodes the input for `binding`, performs it and encodes its output.
+    func performJSON<F: Feature, A: Action>(
+        _ binding: ActionBinding<F, A>,
+        jsonInput: Data,
+        deadline: ContinuousClock.Instant?,
+        completionQueue: DispatchQueue?,
+        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
+        let input: A.Input
+        do {
+            input = try JSONDecoder().decode(A.Input.self, from: jsonInput.isEmpty ? Data("{}".utf8) : jsonInput)
+        } catch {
+            let failure = ActionError(code: .invalidInput, message: "Invalid input for \(binding.fullName): \(error)")
+            deliverEarly(.failure(failure), completionQueue: completionQueue, completion: completion)
+            return
+        }
+        perform(binding, input: input, deadline: deadline, completionQueue: completionQueue) { outcome in
+            completion(outcome.encodedAsJSON(actionName: binding.fullName))
+        }
+    }
+
+    private func deliverEarly(
+        _ outcome: ErasedActionOutcome,
+        completionQueue: DispatchQueue?,
+        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
+        let target: CompletionTarget = completionQueue.map { .queue($0) } ?? .immediate
+        target.run { completion(outcome) }
+    }
+}
+
+extension ActionOutcome where Output: Encodable {
+    /// The outcome with its output JSON-encoded (sorted keys); an unencodable output becomes
+    /// an ``ActionError/Code/invalidOutput`` failure.
+    func encodedAsJSON(actionName: String) -> ErasedActionOutcome {
+        map { output throws(ActionError) -> Data in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            do {
+                return try encoder.encode(output)
+            } catch {
+                throw ActionError(code: .invalidOutput, message: "Could not encode the output of \(actionName): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Dispatch
+import Logging
+import Locking
+
+/// Performs actions and tracks their action stacks: Flint's `ActionSession`.
+///
+/// A session has a name (one per user, window or document), a user-initiated flag and a main
+/// serial queue for actions that declare ``ActionExecutorSelection/sessionMain``. It can be used
+/// from any thread:
+/// - the action always runs on the executor it declares;
+/// - completion runs on the caller's `completionQueue`, or else on the action's executor,
+///   without an extra hop when already there;
+/// - synchronous and asynchronous completion look the same to the caller;
+/// - exactly one outcome is delivered: a perform that does not complete by its deadline fails
+///   with ``ActionError/Code/timedOut``, and extra or late completions are only reported.
+public final class ActionSession: Sendable {
+    /// The session's name, recorded in action stacks and observer events.
+    public let name: String
+    /// Whether this session's actions are initiated by a user.
+    public let userInitiated: Bool
+    /// The actions this session can perform by name.
+    public let catalog: ActionCatalog
+    /// The session's configuration.
+    public let configuration: ActionSessionConfiguration
+    /// The session's main serial queue, for actions declaring ``ActionExecutorSelection/sessionMain``.
+    public let mainExecutor: SerialQueueExecutor
+
+    let logger: Logger
+    let observers: ObserverNotifier
+    let stackTracker: Locked<ActionStackTracker>
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - name: The session's name.
+    ///   - catalog: The actions it can perform by name (typed performs need no catalog).
+    ///   - userInitiated: Whether its actions are initiated by a user.
+    ///   - configuration: Timeouts, stack cap and logger.
+    public init(
+        name: String,
+        catalog: ActionCatalog = ActionCatalog(),
+        userInitiated: Bool = true,
+        configuration: ActionSessionConfiguration = ActionSessionConfiguration()
+    ) {
+        self.name = name
+        self.catalog = catalog
+        self.userInitiated = userInitiated
+        self.configuration = configuration
+        self.mainExecutor = SerialQueueExecutor(label: "ActionCore.session.\(name)")
+        var logger = configuration.logger
+        logger[metadataKey: "action.session"] = "\(name)"
+        self.logger = logger
+        self.observers = ObserverNotifier(label: "ActionCore.session.\(name).observers")
+        self.stackTracker = Locked(ActionStackTracker(maximumEntries: configuration.maximumStackEntries))
+    }
+
+    /// Adds an observer of every perform of this session.
+    public func addObserver(_ observer: any ActionDispatchObserver) {
+        observers.add(observer)
+    }
+
+    /// The executor an action declared, resolved for this session.
+    func executor(for selection: ActionExecutorSelection) -> any ActionExecutor {
+        switch selection {
+        case .sessionMain:
+            return mainExecutor
+        case .executor(let executor):
+            return executor
+        }
+    }
+}

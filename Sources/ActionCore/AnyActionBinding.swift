@@ -1,0 +1,31 @@
+import Dispatch
+import Foundation
+
+/// An action binding with its types erased: names, description, and a perform that takes and
+/// returns JSON. This is what an ``ActionCatalog`` lists and a distributed worker performs.
+public struct AnyActionBinding: Sendable, CustomStringConvertible {
+    /// The feature's name, e.g. `Echo`.
+    public let featureName: String
+    /// The action's name within its feature, e.g. `say`.
+    public let actionName: String
+    /// The action's description.
+    public let actionDescription: String
+
+    typealias JSONPerformer = @Sendable (
+        ActionSession, Data, ContinuousClock.Instant?, DispatchQueue?, @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) -> Void
+    let performJSON: JSONPerformer
+
+    init(featureName: String, actionName: String, actionDescription: String, performJSON: @escaping JSONPerformer) {
+        self.featureName = featureName
+        self.actionName = actionName
+        self.actionDescription = actionDescription
+        self.performJSON = performJSON
+    }
+
+    /// The stable full name `Feature.action`.
+    public var fullName: String { "\(featureName).\(actionName)" }
+
+    /// The full name.
+    public var description: String { fullName }
+}

@@ -1,0 +1,39 @@
+import Dispatch
+
+/// Runs work on a serial `DispatchQueue`, inline when already on it.
+///
+/// Running inline is what makes a nested perform on the same serial queue safe: a plain
+/// `queue.sync` from inside the queue would deadlock, and `queue.async` would reorder.
+public final class SerialQueueExecutor: ActionExecutor {
+    /// The serial queue work runs on.
+    public let queue: DispatchQueue
+    /// The queue's label.
+    public let name: String
+    private let identity = QueueIdentity()
+
+    /// Creates an executor with a new serial queue.
+    public convenience init(label: String, qos: DispatchQoS = .unspecified) {
+        self.init(queue: DispatchQueue(label: label, qos: qos))
+    }
+
+    /// Wraps an existing queue, which must be serial (the inline rule assumes one block at a time).
+    public init(queue: DispatchQueue) {
+        self.queue = queue
+        self.name = queue.label
+        identity.mark(queue)
+    }
+
+    /// Whether the calling code runs on this executor's queue.
+    public var isCurrent: Bool {
+        identity.isCurrent
+    }
+
+    /// Runs `work` inline when already on the queue, otherwise asynchronously on it.
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        if isCurrent {
+            work()
+        } else {
+            queue.async(execute: work)
+        }
+    }
+}

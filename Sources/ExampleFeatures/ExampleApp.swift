@@ -1,0 +1,18 @@
+import ActionCore
+
+/// The root feature group of the example application hosted by the `actionbus` CLI and used by tests.
+///
+/// Its actions: `Echo.say`, `Clock.sleep`, `Math.fibonacci`, `Sequence.next`,
+/// `Documents.open`, `Documents.edit`, `Documents.close`, `Fault.fail` and `Fault.hang`.
+public enum ExampleApp: FeatureGroup {
+    /// "The example features".
+    public static let description = "The example features"
+
+    /// Every example feature.
+    public static var subfeatures: [any Feature.Type] {
+        [EchoFeature.self, ClockFeature.self, MathFeature.self, SequenceFeature.self, DocumentsFeature.self, FaultFeature.self]
+    }
+
+    /// The catalog of every example action.
+    public static let catalog = ActionCatalog(root: ExampleApp.self)
+}

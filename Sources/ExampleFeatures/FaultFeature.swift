@@ -1,0 +1,54 @@
+import ActionCore
+
+/// `Fault`: actions that misbehave on purpose, to test failure handling.
+public enum FaultFeature: Feature {
+    /// "Fault".
+    public static let name = "Fault"
+    /// "Misbehaves on purpose".
+    public static let description = "Misbehaves on purpose"
+
+    /// `Fault.fail {"message"}` → failure `actionFailed` with that message.
+    public static let fail = action(FailAction.self)
+    /// `Fault.hang {}` never completes (so it times out).
+    public static let hang = action(HangAction.self)
+
+    /// Declares `fail` and `hang`.
+    public static func prepare(actions: inout FeatureActions) {
+        actions.declare(fail)
+        actions.declare(hang)
+    }
+}
+
+/// Fails with `actionFailed` and the given message.
+public enum FailAction: Action {
+    /// The failure message.
+    public struct Input: Codable, Sendable, Hashable {
+        /// The message the failure carries.
+        public var message: String
+
+        /// Creates an input.
+        public init(message: String) {
+            self.message = message
+        }
+    }
+
+    /// "Fails with the given message".
+    public static let description = "Fails with the given message"
+
+    /// Completes with failure `actionFailed`.
+    public static func perform(context: ActionContext<Input>, completion: Completion) -> Completion.Status {
+        completion.completedSync(.failure(ActionError(code: .actionFailed, message: context.input.message)))
+    }
+}
+
+/// Promises to complete and never does: only its deadline ends it.
+public enum HangAction: Action {
+    /// "Never completes".
+    public static let description = "Never completes"
+
+    /// Returns an async handle and drops it.
+    public static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
+        context.logger.debug("Hanging until the deadline")
+        return completion.willCompleteAsync()
+    }
+}
