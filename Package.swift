@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Locking", targets: ["Locking"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "ActionCore", targets: ["ActionCore"]),
+        .library(name: "ActionWire", targets: ["ActionWire"]),
         .library(name: "ExampleFeatures", targets: ["ExampleFeatures"]),
         .executable(name: "actionbus", targets: ["actionbus"]),
     ],
@@ -30,6 +31,11 @@ let package = Package(
             name: "ActionCore",
             dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "ActionWire"),
+        .target(
+            name: "ActionTransport",
+            dependencies: ["ActionWire", "ZeroMQ"]
+        ),
         .target(
             name: "ExampleFeatures",
             dependencies: ["ActionCore"]
@@ -45,6 +51,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
+        .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,53 @@
+/// What a client sends to the coordinator's clients socket.
+public enum ClientMessage: Sendable, Hashable {
+    /// PERFORM: header, then the ``WireRequest`` frames.
+    case perform(WireRequest)
+    /// CANCEL: header, request id.
+    case cancel(requestID: String)
+    /// STACKS: header, query id, session filter (empty: every session).
+    case stacks(queryID: String, session: String)
+    /// PING: header.
+    case ping
+
+    /// Appends the message's frames to `writer`.
+    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        switch self {
+        case .perform(let request):
+            writer.append(WireHeader.bytes(.perform))
+            request.encode(into: &writer)
+        case .cancel(let requestID):
+            writer.append(WireHeader.bytes(.cancel))
+            writer.append(requestID)
+        case .stacks(let queryID, let session):
+            writer.append(WireHeader.bytes(.stacks))
+            writer.append(queryID)
+            writer.append(session)
+        case .ping:
+            writer.append(WireHeader.bytes(.ping))
+        }
+    }
+
+    /// Decodes the message starting at frame `start` (after any routing envelope).
+    public static func decode<Frames: WireFrames>(
+        _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
+    ) throws(WireError) -> ClientMessage {
+        guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }
+        let command = try WireHeader.command(in: frames.frame(at: start))
+        var reader = FrameReader(frames, at: start + 1, limits: limits, command: command)
+        let message: ClientMessage
+        switch command {
+        case .perform:
+            message = .perform(try WireRequest(reading: &reader))
+        case .cancel:
+            message = .cancel(requestID: try reader.name("request id"))
+        case .stacks:
+            message = .stacks(queryID: try reader.name("query id"), session: try reader.name("session", allowEmpty: true))
+        case .ping:
+            message = .ping
+        default:
+            throw WireError(.unknownCommand, "\(command) is not a client command")
+        }
+        try reader.end()
+        return message
+    }
+}

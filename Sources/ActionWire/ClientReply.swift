@@ -1,0 +1,66 @@
+/// What the coordinator sends back to a client.
+public enum ClientReply: Sendable, Hashable {
+    /// ACCEPTED: header, request id.
+    case accepted(requestID: String)
+    /// OUTCOME: header, then the ``WireOutcome`` frames.
+    case outcome(WireOutcome)
+    /// STACKS-REPLY: header, query id, JSON report.
+    case stacks(queryID: String, json: [UInt8])
+    /// PONG: header.
+    case pong
+    /// ERROR: header, request id (empty when unknown), error code, message.
+    case error(requestID: String, code: String, message: String)
+
+    /// Appends the message's frames to `writer`.
+    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        switch self {
+        case .accepted(let requestID):
+            writer.append(WireHeader.bytes(.accepted))
+            writer.append(requestID)
+        case .outcome(let outcome):
+            writer.append(WireHeader.bytes(.outcome))
+            outcome.encode(into: &writer)
+        case .stacks(let queryID, let json):
+            writer.append(WireHeader.bytes(.stacksReply))
+            writer.append(queryID)
+            writer.append(json)
+        case .pong:
+            writer.append(WireHeader.bytes(.pong))
+        case .error(let requestID, let code, let message):
+            writer.append(WireHeader.bytes(.error))
+            writer.append(requestID)
+            writer.append(code)
+            writer.append(message)
+        }
+    }
+
+    /// Decodes the message starting at frame `start`.
+    public static func decode<Frames: WireFrames>(
+        _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
+    ) throws(WireError) -> ClientReply {
+        guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }
+        let command = try WireHeader.command(in: frames.frame(at: start))
+        var reader = FrameReader(frames, at: start + 1, limits: limits, command: command)
+        let reply: ClientReply
+        switch command {
+        case .accepted:
+            reply = .accepted(requestID: try reader.name("request id"))
+        case .outcome:
+            reply = .outcome(try WireOutcome(reading: &reader))
+        case .stacksReply:
+            reply = .stacks(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
+        case .pong:
+            reply = .pong
+        case .error:
+            reply = .error(
+                requestID: try reader.name("request id", allowEmpty: true),
+                code: try reader.name("error code"),
+                message: try reader.text("error message")
+            )
+        default:
+            throw WireError(.unknownCommand, "\(command) is not a coordinator reply")
+        }
+        try reader.end()
+        return reply
+    }
+}

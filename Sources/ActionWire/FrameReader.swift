@@ -1,0 +1,93 @@
+/// Reads typed fields from consecutive frames, enforcing the limits.
+struct FrameReader<Frames: WireFrames> {
+    let frames: Frames
+    let limits: WireLimits
+    private(set) var index: Int
+    let command: WireCommand
+
+    init(_ frames: Frames, at start: Int, limits: WireLimits, command: WireCommand) {
+        self.frames = frames
+        self.index = start
+        self.limits = limits
+        self.command = command
+    }
+
+    var remaining: Int { frames.count - index }
+
+    mutating func next(_ field: String) throws(WireError) -> ArraySlice<UInt8> {
+        guard index < frames.count else {
+            throw WireError(.truncated, "\(command) is missing its \(field) frame")
+        }
+        defer { index += 1 }
+        return frames.frame(at: index)
+    }
+
+    /// A name: UTF-8, at most `maxNameBytes`, no control characters.
+    mutating func name(_ field: String, allowEmpty: Bool = false) throws(WireError) -> String {
+        let bytes = try next(field)
+        guard bytes.count <= limits.maxNameBytes else {
+            throw WireError(.oversize, "\(command) \(field) has \(bytes.count) bytes, limit \(limits.maxNameBytes)")
+        }
+        guard allowEmpty || !bytes.isEmpty else {
+            throw WireError(.invalidField, "\(command) \(field) is empty")
+        }
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw WireError(.invalidField, "\(command) \(field) contains a control character")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw WireError(.invalidUTF8, "\(command) \(field) is not valid UTF-8")
+        }
+        return text
+    }
+
+    /// Free text such as an error message: UTF-8, at most `maxBodyBytes`.
+    mutating func text(_ field: String) throws(WireError) -> String {
+        let bytes = try body(field)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw WireError(.invalidUTF8, "\(command) \(field) is not valid UTF-8")
+        }
+        return text
+    }
+
+    mutating func body(_ field: String) throws(WireError) -> ArraySlice<UInt8> {
+        let bytes = try next(field)
+        guard bytes.count <= limits.maxBodyBytes else {
+            throw WireError(.oversize, "\(command) \(field) has \(bytes.count) bytes, limit \(limits.maxBodyBytes)")
+        }
+        return bytes
+    }
+
+    mutating func fixed(_ field: String, size: Int) throws(WireError) -> ArraySlice<UInt8> {
+        let bytes = try next(field)
+        guard bytes.count == size else {
+            throw WireError(.truncated, "\(command) \(field) has \(bytes.count) bytes, expected \(size)")
+        }
+        return bytes
+    }
+
+    mutating func uint32(_ field: String) throws(WireError) -> UInt32 {
+        let bytes = try fixed(field, size: 4)
+        return bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    func end() throws(WireError) {
+        guard index == frames.count else {
+            throw WireError(.extraFrames, "\(command) has \(frames.count - index) unexpected trailing frame(s)")
+        }
+    }
+}
+
+extension FixedWidthInteger {
+    /// The value's bytes, most significant first (network order).
+    var bigEndianBytes: [UInt8] {
+        withUnsafeBytes(of: self.bigEndian) { Array($0) }
+    }
+}
+
+extension ArraySlice<UInt8> {
+    /// Reads a big-endian integer of `T` starting at `offset` from the slice's start.
+    func bigEndianInteger<T: FixedWidthInteger>(at offset: Int, as type: T.Type = T.self) -> T {
+        let start = startIndex + offset
+        return self[start..<start + MemoryLayout<T>.size].reduce(0) { $0 << 8 | T($1) }
+    }
+}

@@ -1,0 +1,72 @@
+/// Topics of the outcome stream, so subscribers filter by feature, action and session at the
+/// socket (ZeroMQ matches topic prefixes).
+///
+/// Each outcome is published twice: under an action-first topic
+/// `"A␟Feature␟action␟session␟"` and a session-first topic `"S␟session␟Feature␟action␟"`
+/// (␟ is the unit separator 0x1F, which names may not contain). Every combination of filters
+/// is then a prefix of one of them.
+public enum OutcomeTopic {
+    /// The separator between topic parts.
+    public static let separator: UInt8 = 0x1F
+
+    /// The subscription prefix for a filter; `nil` parts match anything.
+    ///
+    /// An `action` is either `Feature.action` or a bare action name used with `feature`.
+    public static func prefix(feature: String? = nil, action: String? = nil, session: String? = nil) -> [UInt8] {
+        var feature = feature
+        var actionName = action
+        if let action, let dot = action.firstIndex(of: ".") {
+            feature = String(action[..<dot])
+            actionName = String(action[action.index(after: dot)...])
+        }
+        var parts: [String]
+        if let session {
+            parts = ["S", session]
+            if let feature {
+                parts.append(feature)
+                if let actionName { parts.append(actionName) }
+            }
+        } else {
+            parts = ["A"]
+            if let feature {
+                parts.append(feature)
+                if let actionName { parts.append(actionName) }
+            }
+        }
+        return join(parts)
+    }
+
+    /// The two topics an outcome is published under.
+    public static func topics(for outcome: WireOutcome) -> (byAction: [UInt8], bySession: [UInt8]) {
+        let (feature, action) = split(outcome.action)
+        return (join(["A", feature, action, outcome.session]), join(["S", outcome.session, feature, action]))
+    }
+
+    /// Which sequence number a subscriber with this filter checks for gaps.
+    public static func scope(feature: String?, action: String?, session: String?) -> OutcomeSequences.Scope {
+        let hasFeature = feature != nil || action != nil
+        let hasAction = action.map { $0.contains(".") || feature != nil } ?? false
+        switch (hasFeature, hasAction, session != nil) {
+        case (_, true, true): return .sessionAction
+        case (true, false, true): return .sessionFeature
+        case (false, _, true): return .session
+        case (_, true, false): return .action
+        case (true, false, false): return .feature
+        default: return .all
+        }
+    }
+
+    static func split(_ action: String) -> (feature: String, action: String) {
+        guard let dot = action.firstIndex(of: ".") else { return (action, "") }
+        return (String(action[..<dot]), String(action[action.index(after: dot)...]))
+    }
+
+    private static func join(_ parts: [String]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for part in parts {
+            bytes.append(contentsOf: part.utf8)
+            bytes.append(separator)
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,73 @@
+/// Every ActionBus command, as the last byte of the header frame.
+public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    // Client -> coordinator.
+    /// Perform an action.
+    case perform = 0x01
+    /// Cancel a request sent earlier.
+    case cancel = 0x02
+    /// Ask for the open action stacks.
+    case stacks = 0x03
+    /// Liveness probe.
+    case ping = 0x04
+
+    // Coordinator -> client.
+    /// The request is recorded and will be performed.
+    case accepted = 0x11
+    /// The request's outcome.
+    case outcome = 0x12
+    /// The answer to ``stacks``.
+    case stacksReply = 0x13
+    /// The answer to ``ping``.
+    case pong = 0x14
+    /// A message could not be understood.
+    case error = 0x15
+
+    // Worker -> coordinator.
+    /// Register, or re-register, the actions and credits a worker offers.
+    case ready = 0x21
+    /// An action's outcome, returning one credit.
+    case result = 0x22
+    /// Worker heartbeat.
+    case workerHeartbeat = 0x23
+    /// The worker leaves.
+    case workerDisconnect = 0x24
+
+    // Coordinator -> worker.
+    /// Run an action.
+    case request = 0x31
+    /// Coordinator heartbeat.
+    case coordinatorHeartbeat = 0x32
+    /// The coordinator no longer knows this worker: register again.
+    case coordinatorDisconnect = 0x33
+
+    // Outcome stream.
+    /// An outcome, with its sequence numbers.
+    case event = 0x41
+    /// A subscription reached the coordinator.
+    case subscribed = 0x42
+
+    public var description: String { "\(self.name)(0x\(String(rawValue, radix: 16)))" }
+
+    private var name: String {
+        switch self {
+        case .perform: "PERFORM"
+        case .cancel: "CANCEL"
+        case .stacks: "STACKS"
+        case .ping: "PING"
+        case .accepted: "ACCEPTED"
+        case .outcome: "OUTCOME"
+        case .stacksReply: "STACKS-REPLY"
+        case .pong: "PONG"
+        case .error: "ERROR"
+        case .ready: "READY"
+        case .result: "RESULT"
+        case .workerHeartbeat: "HEARTBEAT"
+        case .workerDisconnect: "DISCONNECT"
+        case .request: "REQUEST"
+        case .coordinatorHeartbeat: "HEARTBEAT"
+        case .coordinatorDisconnect: "DISCONNECT"
+        case .event: "EVENT"
+        case .subscribed: "SUBSCRIBED"
+        }
+    }
+}

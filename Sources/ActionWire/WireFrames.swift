@@ -1,0 +1,37 @@
+/// Read access to the frames of one multipart message, whatever holds them.
+///
+/// The codec reads through this protocol so it needs no socket library; the transport makes
+/// its multipart buffer conform.
+public protocol WireFrames {
+    /// The number of frames.
+    var count: Int { get }
+    /// The bytes of frame `index`.
+    func frame(at index: Int) -> ArraySlice<UInt8>
+}
+
+/// Write access to a multipart message being built.
+public protocol WireFrameWriter {
+    /// Appends a frame of bytes.
+    mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8
+    /// Appends a frame of UTF-8 text.
+    mutating func append(_ text: String)
+    /// Appends an empty frame.
+    mutating func appendEmpty()
+}
+
+/// A plain list of frames: the codec's own container, for tests, fuzzing and tools.
+public struct WireFrameList: WireFrames, WireFrameWriter, Equatable, Sendable {
+    /// The frames, in order.
+    public var frames: [[UInt8]]
+
+    /// A list of the given frames.
+    public init(_ frames: [[UInt8]] = []) { self.frames = frames }
+
+    public var count: Int { frames.count }
+    public func frame(at index: Int) -> ArraySlice<UInt8> { frames[index][...] }
+    public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        frames.append(Array(bytes))
+    }
+    public mutating func append(_ text: String) { frames.append(Array(text.utf8)) }
+    public mutating func appendEmpty() { frames.append([]) }
+}

@@ -1,0 +1,40 @@
+/// The first frame of every ActionBus message: `"ABUS"`, the protocol version, the command.
+public enum WireHeader {
+    /// The four signature bytes, `"ABUS"`.
+    public static let signature: [UInt8] = Array("ABUS".utf8)
+    /// The protocol version this codec speaks.
+    public static let version: UInt8 = 1
+    /// The header's size in bytes.
+    public static let size = 6
+
+    /// The header frame for `command`.
+    public static func bytes(_ command: WireCommand) -> [UInt8] {
+        signature + [version, command.rawValue]
+    }
+
+    /// Whether `frame` starts with the ActionBus signature (whatever its version).
+    public static func hasSignature(_ frame: ArraySlice<UInt8>) -> Bool {
+        frame.count >= 4 && frame.prefix(4).elementsEqual(signature)
+    }
+
+    /// The command in a header frame.
+    ///
+    /// - Throws: ``WireError`` `badSignature`, `unsupportedVersion` or `unknownCommand`.
+    public static func command(in frame: ArraySlice<UInt8>) throws(WireError) -> WireCommand {
+        guard hasSignature(frame) else {
+            throw WireError(.badSignature, "first frame is not an ActionBus header")
+        }
+        guard frame.count == size else {
+            throw WireError(.truncated, "header has \(frame.count) bytes, expected \(size)")
+        }
+        let version = frame[frame.startIndex + 4]
+        guard version == Self.version else {
+            throw WireError(.unsupportedVersion, "protocol version \(version) is not supported (this peer speaks \(Self.version))")
+        }
+        let code = frame[frame.startIndex + 5]
+        guard let command = WireCommand(rawValue: code) else {
+            throw WireError(.unknownCommand, "unknown command 0x\(String(code, radix: 16))")
+        }
+        return command
+    }
+}

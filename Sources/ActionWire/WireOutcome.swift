@@ -1,0 +1,97 @@
+/// The outcome of one request, as workers report it, clients receive it and the stream
+/// publishes it.
+///
+/// Frames: request id, action, session, worker, status (2 bytes: 0 success / 1 failure, then
+/// flags with bit 0 = closeActionStack), then content type and output for a success or error
+/// code and message for a failure.
+public struct WireOutcome: Sendable, Hashable {
+    /// What happened.
+    public enum Result: Sendable, Hashable {
+        /// The action produced an output.
+        case success(contentType: String, output: [UInt8])
+        /// The action, or the bus, failed with a code and a message.
+        case failure(code: String, message: String)
+    }
+
+    /// The request this outcome answers.
+    public var requestID: String
+    /// The full action name.
+    public var action: String
+    /// The session the action ran in.
+    public var session: String
+    /// The name of the worker that ran it; empty when the coordinator answered itself.
+    public var worker: String
+    /// Whether this outcome closes the feature's action stack.
+    public var closeActionStack: Bool
+    /// Success or failure.
+    public var result: Result
+
+    /// Creates an outcome.
+    public init(requestID: String, action: String, session: String, worker: String, closeActionStack: Bool, result: Result) {
+        self.requestID = requestID
+        self.action = action
+        self.session = session
+        self.worker = worker
+        self.closeActionStack = closeActionStack
+        self.result = result
+    }
+
+    /// A failure decided by the bus itself (unknown action, overloaded, timed out...).
+    public static func failure(for request: WireRequest, code: String, message: String, worker: String = "") -> WireOutcome {
+        WireOutcome(
+            requestID: request.requestID, action: request.action, session: request.session,
+            worker: worker, closeActionStack: false, result: .failure(code: code, message: message)
+        )
+    }
+
+    /// Whether the result is a success.
+    public var isSuccess: Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    /// The feature part of the action name.
+    public var feature: Substring { action.split(separator: ".", maxSplits: 1).first ?? "" }
+
+    static let frameCount = 7
+
+    func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        writer.append(requestID)
+        writer.append(action)
+        writer.append(session)
+        writer.append(worker)
+        switch result {
+        case .success(let contentType, let output):
+            writer.append([0, closeActionStack ? 1 : 0])
+            writer.append(contentType)
+            writer.append(output)
+        case .failure(let code, let message):
+            writer.append([1, closeActionStack ? 1 : 0])
+            writer.append(code)
+            writer.append(message)
+        }
+    }
+
+    init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
+        requestID = try reader.name("request id")
+        action = try reader.name("action")
+        session = try reader.name("session", allowEmpty: true)
+        worker = try reader.name("worker", allowEmpty: true)
+        let status = try reader.fixed("status", size: 2)
+        let kind = status[status.startIndex], flags = status[status.startIndex + 1]
+        guard flags & ~1 == 0 else {
+            throw WireError(.invalidField, "status flags 0x\(String(flags, radix: 16)) has unknown bits")
+        }
+        closeActionStack = flags & 1 == 1
+        switch kind {
+        case 0:
+            let contentType = try reader.name("content type")
+            result = .success(contentType: contentType, output: Array(try reader.body("output")))
+        case 1:
+            let code = try reader.name("error code")
+            result = .failure(code: code, message: try reader.text("error message"))
+        default:
+            throw WireError(.invalidField, "status \(kind) is neither success (0) nor failure (1)")
+        }
+    }
+}

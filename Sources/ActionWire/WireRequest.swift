@@ -1,0 +1,62 @@
+/// An action to perform, as it travels from client to coordinator (PERFORM) and from
+/// coordinator to worker (REQUEST).
+///
+/// Frames: request id, action, session, timeout (u32 ms, big-endian; 0 means the receiver's
+/// default), content type, input.
+public struct WireRequest: Sendable, Hashable {
+    /// The request's identity: unique per client (client id + sequence, or an idempotency key).
+    public var requestID: String
+    /// The full action name, `Feature.action`.
+    public var action: String
+    /// The session the action runs in; empty for the worker's default session.
+    public var session: String
+    /// How long the request may take, in milliseconds; 0 for the receiver's default.
+    public var timeoutMilliseconds: UInt32
+    /// The input's content type, `application/json` by default.
+    public var contentType: String
+    /// The encoded input.
+    public var input: [UInt8]
+
+    /// The content type of JSON payloads.
+    public static let json = "application/json"
+
+    /// Creates a request.
+    public init(
+        requestID: String,
+        action: String,
+        session: String = "",
+        timeoutMilliseconds: UInt32 = 0,
+        contentType: String = WireRequest.json,
+        input: [UInt8]
+    ) {
+        self.requestID = requestID
+        self.action = action
+        self.session = session
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.contentType = contentType
+        self.input = input
+    }
+
+    static let frameCount = 6
+
+    func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        writer.append(requestID)
+        writer.append(action)
+        writer.append(session)
+        writer.append(timeoutMilliseconds.bigEndianBytes)
+        writer.append(contentType)
+        writer.append(input)
+    }
+
+    init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
+        requestID = try reader.name("request id")
+        action = try reader.name("action")
+        guard action.contains(".") else {
+            throw WireError(.invalidField, "action name '\(action)' is not of the form Feature.action")
+        }
+        session = try reader.name("session", allowEmpty: true)
+        timeoutMilliseconds = try reader.uint32("timeout")
+        contentType = try reader.name("content type")
+        input = Array(try reader.body("input"))
+    }
+}

@@ -1,0 +1,120 @@
+/// What a worker announces when it registers.
+public struct WorkerRegistration: Sendable, Hashable {
+    /// The worker's name, shown in outcomes (host and pid by default).
+    public var name: String
+    /// How many requests it runs at once.
+    public var credits: UInt32
+    /// The full names of the actions it serves.
+    public var actions: [String]
+
+    /// Creates a registration.
+    public init(name: String, credits: UInt32, actions: [String]) {
+        self.name = name
+        self.credits = credits
+        self.actions = actions
+    }
+}
+
+/// What a worker sends to the coordinator's workers socket.
+public enum WorkerMessage: Sendable, Hashable {
+    /// READY: header, name, credits (u32), then one frame per action name.
+    case ready(WorkerRegistration)
+    /// RESULT: header, then the ``WireOutcome`` frames; returns one credit.
+    case result(WireOutcome)
+    /// HEARTBEAT: header.
+    case heartbeat
+    /// DISCONNECT: header.
+    case disconnect
+
+    /// Appends the message's frames to `writer`.
+    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        switch self {
+        case .ready(let registration):
+            writer.append(WireHeader.bytes(.ready))
+            writer.append(registration.name)
+            writer.append(registration.credits.bigEndianBytes)
+            for action in registration.actions { writer.append(action) }
+        case .result(let outcome):
+            writer.append(WireHeader.bytes(.result))
+            outcome.encode(into: &writer)
+        case .heartbeat:
+            writer.append(WireHeader.bytes(.workerHeartbeat))
+        case .disconnect:
+            writer.append(WireHeader.bytes(.workerDisconnect))
+        }
+    }
+
+    /// Decodes the message starting at frame `start` (after the routing id).
+    public static func decode<Frames: WireFrames>(
+        _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
+    ) throws(WireError) -> WorkerMessage {
+        guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }
+        let command = try WireHeader.command(in: frames.frame(at: start))
+        var reader = FrameReader(frames, at: start + 1, limits: limits, command: command)
+        let message: WorkerMessage
+        switch command {
+        case .ready:
+            let name = try reader.name("worker name")
+            let credits = try reader.uint32("credits")
+            guard credits > 0 else { throw WireError(.invalidField, "READY offers 0 credits") }
+            guard reader.remaining <= limits.maxActionsPerWorker else {
+                throw WireError(.oversize, "READY lists \(reader.remaining) actions, limit \(limits.maxActionsPerWorker)")
+            }
+            var actions: [String] = []
+            actions.reserveCapacity(reader.remaining)
+            while reader.remaining > 0 { actions.append(try reader.name("action")) }
+            message = .ready(WorkerRegistration(name: name, credits: credits, actions: actions))
+        case .result:
+            message = .result(try WireOutcome(reading: &reader))
+        case .workerHeartbeat:
+            message = .heartbeat
+        case .workerDisconnect:
+            message = .disconnect
+        default:
+            throw WireError(.unknownCommand, "\(command) is not a worker command")
+        }
+        try reader.end()
+        return message
+    }
+}
+
+/// What the coordinator sends to a worker.
+public enum WorkerInstruction: Sendable, Hashable {
+    /// REQUEST: header, then the ``WireRequest`` frames (timeout = time left).
+    case request(WireRequest)
+    /// HEARTBEAT: header.
+    case heartbeat
+    /// DISCONNECT: header. The coordinator does not know this worker; it must send READY again.
+    case disconnect
+
+    /// Appends the message's frames to `writer`.
+    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        switch self {
+        case .request(let request):
+            writer.append(WireHeader.bytes(.request))
+            request.encode(into: &writer)
+        case .heartbeat:
+            writer.append(WireHeader.bytes(.coordinatorHeartbeat))
+        case .disconnect:
+            writer.append(WireHeader.bytes(.coordinatorDisconnect))
+        }
+    }
+
+    /// Decodes the message starting at frame `start`.
+    public static func decode<Frames: WireFrames>(
+        _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
+    ) throws(WireError) -> WorkerInstruction {
+        guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }
+        let command = try WireHeader.command(in: frames.frame(at: start))
+        var reader = FrameReader(frames, at: start + 1, limits: limits, command: command)
+        let instruction: WorkerInstruction
+        switch command {
+        case .request: instruction = .request(try WireRequest(reading: &reader))
+        case .coordinatorHeartbeat: instruction = .heartbeat
+        case .coordinatorDisconnect: instruction = .disconnect
+        default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
+        }
+        try reader.end()
+        return instruction
+    }
+}

@@ -1,0 +1,134 @@
+import Testing
+@testable import ActionWire
+
+/// Golden byte vectors: the exact frames of every command, as docs/PROTOCOL.md specifies them.
+@Suite("Wire golden vectors")
+struct WireGoldenTests {
+    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x01, command] }
+    static func t(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    static let request = WireRequest(
+        requestID: "c1:7", action: "Echo.say", session: "doc-1",
+        timeoutMilliseconds: 30_000, input: t(#"{"text":"hi"}"#)
+    )
+    static let requestFrames: [[UInt8]] = [
+        t("c1:7"), t("Echo.say"), t("doc-1"), [0x00, 0x00, 0x75, 0x30], t("application/json"), t(#"{"text":"hi"}"#),
+    ]
+    static let success = WireOutcome(
+        requestID: "c1:7", action: "Documents.close", session: "doc-1", worker: "w1",
+        closeActionStack: true, result: .success(contentType: "application/json", output: t("{}"))
+    )
+    static let successFrames: [[UInt8]] = [
+        t("c1:7"), t("Documents.close"), t("doc-1"), t("w1"), [0x00, 0x01], t("application/json"), t("{}"),
+    ]
+    static let failure = WireOutcome(
+        requestID: "c1:8", action: "Fault.fail", session: "", worker: "",
+        closeActionStack: false, result: .failure(code: "actionFailed", message: "boom")
+    )
+    static let failureFrames: [[UInt8]] = [
+        t("c1:8"), t("Fault.fail"), [], [], [0x01, 0x00], t("actionFailed"), t("boom"),
+    ]
+
+    func encoded(_ body: (inout WireFrameList) -> Void) -> [[UInt8]] {
+        var list = WireFrameList()
+        body(&list)
+        return list.frames
+    }
+
+    @Test func perform() throws {
+        let frames = [Self.h(0x01)] + Self.requestFrames
+        #expect(encoded { ClientMessage.perform(Self.request).encode(into: &$0) } == frames)
+        #expect(try ClientMessage.decode(WireFrameList(frames)) == .perform(Self.request))
+    }
+
+    @Test func cancelStacksPing() throws {
+        let cases: [(ClientMessage, [[UInt8]])] = [
+            (.cancel(requestID: "c1:7"), [Self.h(0x02), Self.t("c1:7")]),
+            (.stacks(queryID: "q1", session: ""), [Self.h(0x03), Self.t("q1"), []]),
+            (.ping, [Self.h(0x04)]),
+        ]
+        for (message, frames) in cases {
+            #expect(encoded { message.encode(into: &$0) } == frames)
+            #expect(try ClientMessage.decode(WireFrameList(frames)) == message)
+        }
+    }
+
+    @Test func clientReplies() throws {
+        let cases: [(ClientReply, [[UInt8]])] = [
+            (.accepted(requestID: "c1:7"), [Self.h(0x11), Self.t("c1:7")]),
+            (.outcome(Self.success), [Self.h(0x12)] + Self.successFrames),
+            (.outcome(Self.failure), [Self.h(0x12)] + Self.failureFrames),
+            (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),
+            (.pong, [Self.h(0x14)]),
+            (.error(requestID: "", code: "unsupportedVersion", message: "v9"),
+             [Self.h(0x15), [], Self.t("unsupportedVersion"), Self.t("v9")]),
+        ]
+        for (reply, frames) in cases {
+            #expect(encoded { reply.encode(into: &$0) } == frames)
+            #expect(try ClientReply.decode(WireFrameList(frames)) == reply)
+        }
+    }
+
+    @Test func workerMessages() throws {
+        let registration = WorkerRegistration(name: "host-42", credits: 64, actions: ["Echo.say", "Clock.sleep"])
+        let cases: [(WorkerMessage, [[UInt8]])] = [
+            (.ready(registration),
+             [Self.h(0x21), Self.t("host-42"), [0, 0, 0, 64], Self.t("Echo.say"), Self.t("Clock.sleep")]),
+            (.result(Self.success), [Self.h(0x22)] + Self.successFrames),
+            (.heartbeat, [Self.h(0x23)]),
+            (.disconnect, [Self.h(0x24)]),
+        ]
+        for (message, frames) in cases {
+            #expect(encoded { message.encode(into: &$0) } == frames)
+            #expect(try WorkerMessage.decode(WireFrameList(frames)) == message)
+        }
+    }
+
+    @Test func workerInstructions() throws {
+        let cases: [(WorkerInstruction, [[UInt8]])] = [
+            (.request(Self.request), [Self.h(0x31)] + Self.requestFrames),
+            (.heartbeat, [Self.h(0x32)]),
+            (.disconnect, [Self.h(0x33)]),
+        ]
+        for (instruction, frames) in cases {
+            #expect(encoded { instruction.encode(into: &$0) } == frames)
+            #expect(try WorkerInstruction.decode(WireFrameList(frames)) == instruction)
+        }
+    }
+
+    @Test func streamMessages() throws {
+        let topic = OutcomeTopic.topics(for: Self.success).byAction
+        #expect(topic == Self.t("A\u{1F}Documents\u{1F}close\u{1F}doc-1\u{1F}"))
+        #expect(OutcomeTopic.topics(for: Self.success).bySession == Self.t("S\u{1F}doc-1\u{1F}Documents\u{1F}close\u{1F}"))
+        let sequences = OutcomeSequences([1, 2, 3, 4, 5, 6])
+        let sequenceBytes: [UInt8] = [1, 2, 3, 4, 5, 6].flatMap { [0, 0, 0, 0, 0, 0, 0, $0] }
+        let event = StreamMessage.event(topic: topic, sequences: sequences, outcome: Self.success)
+        let frames = [topic, Self.h(0x41), sequenceBytes] + Self.successFrames
+        #expect(encoded { event.encode(into: &$0) } == frames)
+        #expect(try StreamMessage.decode(WireFrameList(frames)) == event)
+        let subscribed = StreamMessage.subscribed(topic: Self.t("S\u{1F}doc-1\u{1F}"))
+        #expect(encoded { subscribed.encode(into: &$0) } == [Self.t("S\u{1F}doc-1\u{1F}"), Self.h(0x42)])
+        #expect(try StreamMessage.decode(WireFrameList([Self.t("S\u{1F}doc-1\u{1F}"), Self.h(0x42)])) == subscribed)
+    }
+
+    @Test func topicPrefixesMatchTheTopicsTheyFilter() {
+        let (byAction, bySession) = OutcomeTopic.topics(for: Self.success)
+        func matches(_ prefix: [UInt8]) -> Bool {
+            byAction.starts(with: prefix) || bySession.starts(with: prefix)
+        }
+        #expect(matches(OutcomeTopic.prefix()))
+        #expect(matches(OutcomeTopic.prefix(feature: "Documents")))
+        #expect(matches(OutcomeTopic.prefix(action: "Documents.close")))
+        #expect(matches(OutcomeTopic.prefix(feature: "Documents", action: "close")))
+        #expect(matches(OutcomeTopic.prefix(session: "doc-1")))
+        #expect(matches(OutcomeTopic.prefix(feature: "Documents", session: "doc-1")))
+        #expect(matches(OutcomeTopic.prefix(action: "Documents.close", session: "doc-1")))
+        #expect(!matches(OutcomeTopic.prefix(feature: "Doc")))
+        #expect(!matches(OutcomeTopic.prefix(session: "doc")))
+        #expect(!matches(OutcomeTopic.prefix(action: "Documents.open")))
+        #expect(OutcomeTopic.scope(feature: nil, action: nil, session: "s") == .session)
+        #expect(OutcomeTopic.scope(feature: nil, action: "Echo.say", session: nil) == .action)
+        #expect(OutcomeTopic.scope(feature: "Echo", action: nil, session: "s") == .sessionFeature)
+        #expect(OutcomeTopic.scope(feature: nil, action: nil, session: nil) == .all)
+    }
+}

@@ -1,0 +1,102 @@
+import Testing
+@testable import ActionWire
+
+/// Every kind of bad frame is rejected with a typed error, never a crash.
+@Suite("Wire rejections")
+struct WireRejectionTests {
+    static let perform = [WireGoldenTests.h(0x01)] + WireGoldenTests.requestFrames
+
+    func clientError(_ frames: [[UInt8]], limits: WireLimits = WireLimits()) -> WireError.Code? {
+        do {
+            _ = try ClientMessage.decode(WireFrameList(frames), limits: limits)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test func truncatedMessagesAreRejected() {
+        for count in 0..<Self.perform.count {
+            #expect(clientError(Array(Self.perform.prefix(count))) == .truncated, "prefix of \(count) frames")
+        }
+        var shortTimeout = Self.perform
+        shortTimeout[4] = [0, 1]
+        #expect(clientError(shortTimeout) == .truncated)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x01]]) == .truncated)
+    }
+
+    @Test func wrongVersionIsRejected() {
+        var frames = Self.perform
+        frames[0][4] = 0x02
+        #expect(clientError(frames) == .unsupportedVersion)
+    }
+
+    @Test func unknownAndMisdirectedCommandsAreRejected() {
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x01, 0x7F]]) == .unknownCommand)
+        // A worker's READY on the clients socket.
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x01, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
+        #expect(clientError([Array("MDPC02".utf8)]) == .badSignature)
+        #expect(clientError([[]]) == .badSignature)
+    }
+
+    @Test func oversizeFramesAreRejected() {
+        var bigInput = Self.perform
+        bigInput[6] = [UInt8](repeating: 0x20, count: 2048)
+        #expect(clientError(bigInput, limits: WireLimits(maxBodyBytes: 1024)) == .oversize)
+        var bigName = Self.perform
+        bigName[1] = [UInt8](repeating: 0x61, count: 256)
+        #expect(clientError(bigName) == .oversize)
+    }
+
+    @Test func badNamesAreRejected() {
+        var badUTF8 = Self.perform
+        badUTF8[2] = [0x45, 0xFF, 0x2E, 0x73]
+        #expect(clientError(badUTF8) == .invalidUTF8)
+        var control = Self.perform
+        control[3] = Array("doc\u{1F}1".utf8)
+        #expect(clientError(control) == .invalidField)
+        var noDot = Self.perform
+        noDot[2] = Array("Echo".utf8)
+        #expect(clientError(noDot) == .invalidField)
+        var emptyID = Self.perform
+        emptyID[1] = []
+        #expect(clientError(emptyID) == .invalidField)
+    }
+
+    @Test func trailingFramesAreRejected() {
+        #expect(clientError(Self.perform + [[1]]) == .extraFrames)
+        #expect(clientError([WireGoldenTests.h(0x04), []]) == .extraFrames)
+    }
+
+    @Test func badOutcomeStatusIsRejected() {
+        var frames = [WireGoldenTests.h(0x22)] + WireGoldenTests.successFrames
+        frames[5] = [0x02, 0x00]
+        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList(frames)) }
+        frames[5] = [0x00, 0x80]
+        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList(frames)) }
+    }
+
+    @Test func readyWithoutCreditsIsRejected() {
+        let frames = [WireGoldenTests.h(0x21), Array("w".utf8), [0, 0, 0, 0]]
+        #expect(throws: WireError(.invalidField, "READY offers 0 credits")) { try WorkerMessage.decode(WireFrameList(frames)) }
+    }
+
+    @Test func randomFramesNeverCrashTheDecoders() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let frameCount = Int.random(in: 0...9, using: &generator)
+            var frames: [[UInt8]] = (0..<frameCount).map { _ in
+                (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            if !frames.isEmpty, Bool.random(using: &generator) {
+                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x01, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
+            }
+            let list = WireFrameList(frames)
+            _ = try? ClientMessage.decode(list)
+            _ = try? ClientReply.decode(list)
+            _ = try? WorkerMessage.decode(list)
+            _ = try? WorkerInstruction.decode(list)
+            _ = try? StreamMessage.decode(list)
+        }
+    }
+}
