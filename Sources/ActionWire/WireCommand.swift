@@ -39,6 +39,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case coordinatorHeartbeat = 0x32
     /// The coordinator no longer knows this worker: register again.
     case coordinatorDisconnect = 0x33
+    /// Stop a request (its client cancelled it).
+    case cancelRequest = 0x34
 
     // Outcome stream.
     /// An outcome, with its sequence numbers.
@@ -66,6 +68,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .request: "REQUEST"
         case .coordinatorHeartbeat: "HEARTBEAT"
         case .coordinatorDisconnect: "DISCONNECT"
+        case .cancelRequest: "CANCEL"
         case .event: "EVENT"
         case .subscribed: "SUBSCRIBED"
         }

@@ -86,6 +86,8 @@ public enum WorkerInstruction: Sendable, Hashable {
     case heartbeat
     /// DISCONNECT: header. The coordinator does not know this worker; it must send READY again.
     case disconnect
+    /// CANCEL: header, request id. The client cancelled the request; its result will be discarded.
+    case cancel(requestID: String)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -97,6 +99,9 @@ public enum WorkerInstruction: Sendable, Hashable {
             writer.append(WireHeader.bytes(.coordinatorHeartbeat))
         case .disconnect:
             writer.append(WireHeader.bytes(.coordinatorDisconnect))
+        case .cancel(let requestID):
+            writer.append(WireHeader.bytes(.cancelRequest))
+            writer.append(requestID)
         }
     }
 
@@ -112,6 +117,7 @@ public enum WorkerInstruction: Sendable, Hashable {
         case .request: instruction = .request(try WireRequest(reading: &reader))
         case .coordinatorHeartbeat: instruction = .heartbeat
         case .coordinatorDisconnect: instruction = .disconnect
+        case .cancelRequest: instruction = .cancel(requestID: try reader.name("request id"))
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

@@ -89,6 +89,7 @@ struct WireGoldenTests {
             (.request(Self.request), [Self.h(0x31)] + Self.requestFrames),
             (.heartbeat, [Self.h(0x32)]),
             (.disconnect, [Self.h(0x33)]),
+            (.cancel(requestID: "c1:7"), [Self.h(0x34), Self.t("c1:7")]),
         ]
         for (instruction, frames) in cases {
             #expect(encoded { instruction.encode(into: &$0) } == frames)

@@ -1,0 +1,28 @@
+/// The error codes a failure outcome carries on the wire.
+///
+/// Action code chooses its own codes; these are the ones the bus itself uses. The names
+/// match `ActionError.Code` in ActionCore where both exist.
+public enum BusErrorCode {
+    /// The action failed on its own terms.
+    public static let actionFailed = "actionFailed"
+    /// The input could not be decoded as the action's input type.
+    public static let invalidInput = "invalidInput"
+    /// No action of that name is known to the worker.
+    public static let unknownAction = "unknownAction"
+    /// The request's deadline passed.
+    public static let timedOut = "timedOut"
+    /// The client cancelled the request.
+    public static let cancelled = "cancelled"
+    /// The coordinator's queue is full.
+    public static let overloaded = "overloaded"
+    /// No worker serving the action appeared before the deadline.
+    public static let noWorker = "noWorker"
+    /// Every worker that took the request died with it, `maxDeliveries` times.
+    public static let poisoned = "poisoned"
+    /// The message could not be decoded.
+    public static let malformedRequest = "malformedRequest"
+    /// The message speaks another protocol version.
+    public static let unsupportedVersion = "unsupportedVersion"
+    /// A CANCEL named a request the coordinator does not know.
+    public static let unknownRequest = "unknownRequest"
+}
