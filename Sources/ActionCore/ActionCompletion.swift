@@ -33,15 +33,18 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
 
     private let run: ActionRun
     private let deliver: @Sendable (ActionOutcome<Output>) -> Void
+    private let terminated: @Sendable (ActionError) -> Void
     private let reject: @Sendable (Rejection, ActionOutcomeSummary) -> Void
 
     init(
         run: ActionRun,
         deliver: @escaping @Sendable (ActionOutcome<Output>) -> Void,
+        terminated: @escaping @Sendable (ActionError) -> Void,
         reject: @escaping @Sendable (Rejection, ActionOutcomeSummary) -> Void
     ) {
         self.run = run
         self.deliver = deliver
+        self.terminated = terminated
         self.reject = reject
     }
 
@@ -74,6 +77,7 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     /// Ends the run with `error` (timeout, cancellation) unless it already ended.
     func terminate(with error: ActionError) {
         if run.terminate(error.code) {
+            terminated(error)
             deliver(.failure(error))
         }
     }

@@ -12,8 +12,8 @@ public struct ActionContext<Input: Sendable>: Sendable {
     public let session: ActionSession
     /// A logger carrying `action.name`, `action.session` and `action.request` metadata.
     public let logger: Logger
-    /// When the perform times out with ``ActionError/Code/timedOut``.
-    public let deadline: ContinuousClock.Instant
+    /// When the perform times out with ``ActionError/Code/timedOut``; `nil` when it never does.
+    public let deadline: ContinuousClock.Instant?
     let run: ActionRun
 
     /// The name of the session performing the action.
@@ -24,7 +24,10 @@ public struct ActionContext<Input: Sendable>: Sendable {
 
     /// Whether the perform has timed out or been cancelled: long work should stop early.
     public var isCancelled: Bool {
-        run.isTerminated || ContinuousClock.now >= deadline
+        if let deadline, ContinuousClock.now >= deadline {
+            return true
+        }
+        return run.isTerminated
     }
 
     /// Throws ``ActionError/Code/cancelled`` when ``isCancelled``.

@@ -64,3 +64,7 @@ public enum ActionOutcome<Output: Sendable>: Sendable {
 /// An outcome whose output is the action's JSON-encoded output, as produced by
 /// ``ActionSession/perform(named:jsonInput:deadline:completionQueue:completion:)``.
 public typealias ErasedActionOutcome = ActionOutcome<Data>
+
+extension ActionOutcome: Equatable where Output: Equatable {}
+
+extension ActionOutcome: Hashable where Output: Hashable {}

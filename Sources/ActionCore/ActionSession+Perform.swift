@@ -45,8 +45,7 @@ extension ActionSession {
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionCompletion<A.Output> {
         let executor = executor(for: A.executor)
-        let timeout = deadline.map { $0 - .now } ?? configuration.defaultTimeout
-        let run = ActionRun(id: .next(), deadline: deadline ?? timeout.map { .now + $0 } ?? .now + .seconds(Int64.max / 2))
+        let run = ActionRun(id: .next(), deadline: deadline ?? configuration.defaultTimeout.map { .now + $0 })
         let event = ActionDispatchEvent(
             requestID: run.id,
             sessionName: name,
@@ -63,11 +62,14 @@ extension ActionSession {
             deliver: { [self] outcome in
                 let summary = outcome.summary
                 recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
-                if summary.errorCode == .timedOut, run.isTerminated {
-                    observers.notify { $0.actionTimedOut(event) }
-                }
                 observers.notify { $0.actionDidComplete(event, outcome: summary) }
                 target.run { completion(outcome) }
+            },
+            terminated: { [observers] error in
+                actionLogger.notice("Action ended without completing: \(error.message)", metadata: ["action.outcome": "\(error.code)"])
+                if error.code == .timedOut {
+                    observers.notify { $0.actionTimedOut(event) }
+                }
             },
             reject: { [observers] reason, summary in
                 let rejection = ActionCompletionRejection(reason: reason.publicReason, rejectedOutcome: summary)
@@ -77,8 +79,8 @@ extension ActionSession {
         )
 
         observers.notify { $0.actionWillBegin(event) }
-        if let timeout {
-            scheduleTimeout(after: timeout, of: actionCompletion, actionName: binding.fullName)
+        if let deadline = run.deadline {
+            scheduleTimeout(at: deadline, of: actionCompletion, actionName: binding.fullName)
         }
         executor.submit { [self] in
             // The caller already has a timeout or cancellation outcome: do not start stale work.
@@ -107,12 +109,13 @@ extension ActionSession {
         return logger
     }
 
-    private func scheduleTimeout<Output>(after timeout: Duration, of completion: ActionCompletion<Output>, actionName: String) {
+    private func scheduleTimeout<Output>(at deadline: ContinuousClock.Instant, of completion: ActionCompletion<Output>, actionName: String) {
+        let timeout = deadline - .now
         let (seconds, attoseconds) = timeout.components
         // Beyond a century there is nothing useful to wait for, and DispatchTime would overflow.
         guard seconds < 3_153_600_000 else { return }
         let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        let message = "\(actionName) did not complete within \(timeout)"
+        let message = "\(actionName) did not complete before its deadline (\(timeout) after it was requested)"
         // The block keeps the completion alive until the deadline, so even an action that drops
         // its async handle (never completes) gets its timeout.
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {

@@ -3,10 +3,10 @@ import Locking
 /// One perform in flight: its identity and its ``ActionRunState`` behind a lock.
 final class ActionRun: Sendable {
     let id: ActionRequestID
-    let deadline: ContinuousClock.Instant
+    let deadline: ContinuousClock.Instant?
     private let state = Locked(ActionRunState.running(cancelHandlers: []))
 
-    init(id: ActionRequestID, deadline: ContinuousClock.Instant) {
+    init(id: ActionRequestID, deadline: ContinuousClock.Instant?) {
         self.id = id
         self.deadline = deadline
     }
