@@ -10,7 +10,8 @@ extension ActionSession {
     ///   - input: The action's input.
     ///   - deadline: When the perform fails with ``ActionError/Code/timedOut``; `nil` uses the
     ///     session's ``ActionSessionConfiguration/defaultTimeout``.
-    ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor.
+    ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor (so
+    ///     an action that blocks its serial queue also holds back its own timeout outcome).
     ///   - completion: Receives the outcome, exactly once.
     /// - Returns: The perform's identity, as seen by dispatch observers.
     @discardableResult
@@ -115,7 +116,8 @@ extension ActionSession {
         // Beyond a century there is nothing useful to wait for, and DispatchTime would overflow.
         guard seconds < 3_153_600_000 else { return }
         let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        let message = "\(actionName) did not complete before its deadline (\(timeout) after it was requested)"
+        let milliseconds = Int((timeout / .milliseconds(1)).rounded(.up))
+        let message = "\(actionName) did not complete before its deadline (\(max(0, milliseconds)) ms after it was requested)"
         // The block keeps the completion alive until the deadline, so even an action that drops
         // its async handle (never completes) gets its timeout.
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
