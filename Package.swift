@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -37,13 +38,39 @@ let package = Package(
             dependencies: ["ActionWire", "ZeroMQ"]
         ),
         .target(
+            name: "ActionCoordinator",
+            dependencies: [
+                "ActionCore", "ActionWire", "ActionTransport", "ZeroMQ",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ActionWorker",
+            dependencies: [
+                "ActionCore", "ActionWire", "ActionTransport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ActionClient",
+            dependencies: [
+                "ActionCore", "ActionWire", "ActionTransport", "Locking", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "ExampleFeatures",
             dependencies: ["ActionCore"]
         ),
         .executableTarget(
             name: "actionbus",
             dependencies: [
+                "ActionClient",
+                "ActionCoordinator",
                 "ActionCore",
+                "ActionWire",
+                "ActionWorker",
                 "ExampleFeatures",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

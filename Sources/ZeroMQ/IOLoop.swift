@@ -46,10 +46,22 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// Starts the loop's thread and makes the driver on it.
     ///
     /// - Throws: whatever `makeDriver` throws; the thread has exited by then.
-    public init(
+    public convenience init(
         name: String,
         context: ZMQContext,
         makeDriver: @escaping @Sendable (IOLoopRuntime) throws -> Driver
+    ) throws {
+        try self.init(name: name, context: context) { runtime, _ in try makeDriver(runtime) }
+    }
+
+    /// Starts the loop's thread and makes the driver on it, handing the driver the loop itself
+    /// so work finishing on other threads can come back to it with ``execute(_:)``.
+    ///
+    /// - Throws: whatever `makeDriver` throws; the thread has exited by then.
+    public init(
+        name: String,
+        context: ZMQContext,
+        makeDriver: @escaping @Sendable (IOLoopRuntime, IOLoop<Driver>) throws -> Driver
     ) throws {
         self.name = name
         self.wake = try WakeSignal()
@@ -60,7 +72,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
             let runtime = IOLoopRuntime(name: name, context: context, wakeDescriptor: wake.fileDescriptor)
             let driver: Driver
             do {
-                driver = try makeDriver(runtime)
+                driver = try makeDriver(runtime, self)
             } catch {
                 setupError.withLock { $0 = error }
                 runtime.closeRegisteredSockets()

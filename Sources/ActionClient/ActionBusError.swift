@@ -1,0 +1,24 @@
+/// A perform that did not produce an outcome: the bus could not be reached in time, or the
+/// coordinator refused the message.
+public struct ActionBusError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error code, such as `timedOut` or `malformedRequest`.
+    public var code: String
+    /// What happened.
+    public var message: String
+
+    /// Creates an error.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The client gave up waiting for an outcome.
+    public static func timedOut(_ requestID: String, after timeout: Duration) -> ActionBusError {
+        ActionBusError(code: "timedOut", message: "no outcome for \(requestID) within \(timeout); is the coordinator running?")
+    }
+
+    /// The client was closed with the request outstanding.
+    public static let closed = ActionBusError(code: "clientClosed", message: "the client was closed")
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,227 @@
+import ActionCore
+import ActionWire
+import Dispatch
+import Foundation
+import Locking
+import Logging
+import ZeroMQ
+
+/// Performs actions on an ActionBus from another process, and subscribes to outcomes.
+///
+/// ```swift
+/// let client = try ActionClient()
+/// let output = try await client.perform(Documents.open, .init(name: "a.txt"), session: "doc-1")
+/// ```
+///
+/// One client carries thousands of requests in flight; every request has an identity (the
+/// client's id and a sequence number, or an idempotency key), so a resend after a silent
+/// coordinator is answered once.
+public final class ActionClient: Sendable {
+    private let loop: IOLoop<ClientDriver>
+    private let configuration: ActionClientConfiguration
+    /// This client's id, the first half of its request ids.
+    public let clientID: String
+    private let sequence = Locked<UInt64>(0)
+    /// Where callbacks go when the caller is on no queue the client can name.
+    private let callbackQueue = DispatchQueue(label: "actionbus.client.callbacks")
+
+    /// Connects to the coordinator (the connection completes in the background).
+    public init(
+        configuration: ActionClientConfiguration = ActionClientConfiguration(),
+        context: ZMQContext? = nil,
+        logger: Logger = Logger(label: "actionbus.client")
+    ) throws {
+        let context = try context ?? ZMQContext()
+        self.configuration = configuration
+        self.clientID = String(UUID().uuidString.prefix(8)).lowercased()
+        loop = try IOLoop(name: "client-io", context: context) { runtime in
+            try ClientDriver(runtime: runtime, configuration: configuration, logger: logger)
+        }
+    }
+
+    /// Closes the client; outstanding calls fail with ``ActionBusError/closed``.
+    public func close() async {
+        await loop.stop()
+    }
+
+    /// A fresh request id: `clientID:sequence`.
+    public func makeRequestID() -> String {
+        let next = sequence.withLock { value -> UInt64 in
+            value += 1
+            return value
+        }
+        return "\(clientID):\(next)"
+    }
+
+    // MARK: Erased performs
+
+    /// Performs `action` with JSON `input` and calls `completion` on the client's I/O thread
+    /// with the outcome, or with the error that kept it from arriving.
+    ///
+    /// Keep `completion` short: it runs on the I/O loop.
+    public func perform(
+        action: String,
+        input: [UInt8],
+        session: String = "",
+        timeout: Duration? = nil,
+        requestID: String? = nil,
+        completion: @escaping @Sendable (Result<WireOutcome, ActionBusError>) -> Void
+    ) {
+        let timeout = timeout ?? configuration.defaultTimeout
+        let request = WireRequest(
+            requestID: requestID ?? makeRequestID(), action: action, session: session,
+            timeoutMilliseconds: UInt32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000),
+            input: input
+        )
+        let now = ContinuousClock.now
+        let call = PendingCall(
+            request: request, timeout: timeout, deadline: now + timeout + configuration.answerGrace,
+            lastSent: now, deliver: completion
+        )
+        if !loop.execute({ driver, _ in driver.perform(call) }) {
+            completion(.failure(.closed))
+        }
+    }
+
+    /// Performs `action` with JSON `input` and returns its outcome (success or failure).
+    ///
+    /// - Throws: ``ActionBusError`` when no outcome arrived (timeout, refused message, closed).
+    public func perform(
+        action: String, input: [UInt8], session: String = "", timeout: Duration? = nil, requestID: String? = nil
+    ) async throws -> WireOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            perform(action: action, input: input, session: session, timeout: timeout, requestID: requestID) { result in
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// Asks the coordinator to cancel a request this client sent.
+    public func cancel(requestID: String) {
+        loop.execute { driver, _ in driver.cancel(requestID) }
+    }
+
+    // MARK: Typed performs
+
+    /// Performs a typed action and returns its output.
+    ///
+    /// - Throws: `ActionError` with the failure's code when the action failed, or
+    ///   ``ActionBusError`` when no outcome arrived.
+    public func perform<F: Feature, A: Action>(
+        _ binding: ActionBinding<F, A>, _ input: A.Input, session: String = "", timeout: Duration? = nil
+    ) async throws -> A.Output {
+        let body = try JSONEncoder().encode(input)
+        let outcome = try await perform(action: binding.fullName, input: Array(body), session: session, timeout: timeout)
+        return try Self.decode(outcome, as: A.Output.self).result.get()
+    }
+
+    /// Performs a typed action; `completion` runs on `completionQueue`, or by default where the
+    /// caller is: its current `OperationQueue`, else the main queue when called on the main
+    /// thread, else the client's own serial callback queue (Flint's rule: no queue jumping at
+    /// the call site).
+    public func perform<F: Feature, A: Action>(
+        _ binding: ActionBinding<F, A>,
+        _ input: A.Input,
+        session: String = "",
+        timeout: Duration? = nil,
+        completionQueue: DispatchQueue? = nil,
+        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+    ) {
+        let deliver = deliveryTarget(completionQueue)
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(input)
+        } catch {
+            deliver { completion(.failure(ActionError(code: .invalidInput, message: "could not encode the input: \(error)"))) }
+            return
+        }
+        perform(action: binding.fullName, input: Array(body), session: session, timeout: timeout) { result in
+            let outcome: ActionOutcome<A.Output>
+            switch result {
+            case .success(let wire): outcome = Self.decode(wire, as: A.Output.self)
+            case .failure(let error): outcome = .failure(ActionError(code: ActionError.Code(error.code), message: error.message))
+            }
+            deliver { completion(outcome) }
+        }
+    }
+
+    private func deliveryTarget(_ queue: DispatchQueue?) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
+        if let queue { return { work in queue.async(execute: work) } }
+        if let operationQueue = OperationQueue.current {
+            return { work in operationQueue.addOperation(work) }
+        }
+        if Thread.isMainThread { return { work in DispatchQueue.main.async(execute: work) } }
+        let fallback = callbackQueue
+        return { work in fallback.async(execute: work) }
+    }
+
+    static func decode<Output: Decodable & Sendable>(_ outcome: WireOutcome, as type: Output.Type) -> ActionOutcome<Output> {
+        switch outcome.result {
+        case .success(_, let output):
+            do {
+                let value = try JSONDecoder().decode(Output.self, from: Data(output.isEmpty ? Array("{}".utf8) : output))
+                return .success(value, closeActionStack: outcome.closeActionStack)
+            } catch {
+                return .failure(ActionError(code: .invalidOutput, message: "could not decode the output of \(outcome.action): \(error)"),
+                                closeActionStack: outcome.closeActionStack)
+            }
+        case .failure(let code, let message):
+            return .failure(ActionError(code: ActionError.Code(code), message: message), closeActionStack: outcome.closeActionStack)
+        }
+    }
+
+    // MARK: Stacks and outcomes
+
+    /// The coordinator's open action stacks as JSON, for one session or all.
+    public func stacksJSON(session: String = "") async throws -> [UInt8] {
+        let queryID = makeRequestID()
+        return try await withCheckedThrowingContinuation { continuation in
+            let queued = loop.execute { driver, _ in
+                driver.queryStacks(queryID: queryID, session: session) { continuation.resume(with: $0) }
+            }
+            if !queued { continuation.resume(throwing: ActionBusError.closed) }
+        }
+    }
+
+    /// The coordinator's open action stacks, for one session or all.
+    public func stacks(session: String = "") async throws -> ActionStacksReport {
+        try ActionStacksReport(jsonData: Data(try await stacksJSON(session: session)))
+    }
+
+    /// Subscribes to the outcome stream, filtered at the socket by feature, action
+    /// (`Feature.action`) and session; returns once the coordinator confirmed the subscription,
+    /// so every outcome published afterwards is in the sequence.
+    ///
+    /// Each element carries its sequence number in the filter's scope and how many outcomes
+    /// were dropped before it. Stop iterating (or cancel the task) to unsubscribe.
+    public func outcomes(
+        feature: String? = nil, action: String? = nil, session: String? = nil,
+        confirmationTimeout: Duration = .seconds(10)
+    ) async throws -> AsyncStream<StreamedOutcome> {
+        let prefix = OutcomeTopic.prefix(feature: feature, action: action, session: session)
+        let scope = OutcomeTopic.scope(feature: feature, action: action, session: session)
+        let (stream, continuation) = AsyncStream<StreamedOutcome>.makeStream(bufferingPolicy: .unbounded)
+        let subscriptionID = Locked<Int?>(nil)
+        let loop = self.loop
+        continuation.onTermination = { _ in
+            loop.execute { driver, _ in
+                if let id = subscriptionID.withLock({ $0 }) { driver.unsubscribe(id) }
+            }
+        }
+        let confirmed: Bool = await withCheckedContinuation { confirmation in
+            let queued = loop.execute { driver, _ in
+                let id = driver.subscribe(
+                    prefix: prefix, scope: scope, confirmationTimeout: confirmationTimeout,
+                    continuation: continuation, confirmed: { confirmation.resume(returning: $0) }
+                )
+                subscriptionID.withLock { $0 = id }
+            }
+            if !queued { confirmation.resume(returning: false) }
+        }
+        guard confirmed else {
+            continuation.finish()
+            throw ActionBusError(code: "notSubscribed", message: "the coordinator did not confirm the subscription within \(confirmationTimeout); is it running at \(configuration.outcomesEndpoint)?")
+        }
+        return stream
+    }
+}

@@ -1,0 +1,19 @@
+/// Where a client connects and how long it waits.
+public struct ActionClientConfiguration: Sendable {
+    /// The coordinator's clients endpoint.
+    public var coordinatorEndpoint = "tcp://127.0.0.1:5555"
+    /// The coordinator's outcomes endpoint, for ``ActionClient/outcomes(feature:action:session:)``.
+    public var outcomesEndpoint = "tcp://127.0.0.1:5557"
+    /// The deadline of a perform that names none.
+    public var defaultTimeout: Duration = .seconds(30)
+    /// How much longer than a request's own timeout the client waits, so the coordinator's
+    /// `timedOut` or `noWorker` answer arrives before the client gives up on its own.
+    public var answerGrace: Duration = .seconds(3)
+    /// How long to wait for ACCEPTED before sending a request again with the same identity.
+    public var resendInterval: Duration = .seconds(2)
+    /// The largest message accepted, in bytes.
+    public var maxMessageBytes = 1 << 20
+
+    /// The defaults: loopback ports 5555 and 5557.
+    public init() {}
+}

@@ -1,0 +1,209 @@
+import ActionTransport
+import ActionWire
+import Logging
+import ZeroMQ
+
+/// The client's I/O loop side: the DEALER to the coordinator, the SUB sockets of outcome
+/// subscriptions, and every call waiting for its outcome.
+final class ClientDriver: IOLoopDriver {
+    private static let batchSize = 256
+
+    private let runtime: IOLoopRuntime
+    private let configuration: ActionClientConfiguration
+    private let limits: WireLimits
+    private let logger: Logger
+    private let socket: Socket
+    private var pending: [String: PendingCall] = [:]
+    private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
+    private var subscriptions: [Int: Subscription] = [:]
+    private var incoming = Multipart()
+    private var outgoing = Multipart()
+
+    init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, logger: Logger) throws {
+        self.runtime = runtime
+        self.configuration = configuration
+        self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
+        self.logger = logger
+        socket = try runtime.makeSocket(.dealer)
+        do {
+            try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
+            try socket.setOption(.sendHighWaterMark, 100_000)
+            try socket.setOption(.receiveHighWaterMark, 100_000)
+            try socket.connect(configuration.coordinatorEndpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+        runtime.register(socket) { [unowned self] _ in read() }
+        let sweep = min(configuration.resendInterval / 4, .milliseconds(50))
+        runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in sweepPending() }
+    }
+
+    func ioLoopWillStop(_ runtime: IOLoopRuntime) {
+        for call in pending.values { call.deliver(.failure(.closed)) }
+        pending.removeAll()
+        for deliver in queries.values { deliver(.failure(.closed)) }
+        queries.removeAll()
+        for subscription in subscriptions.values {
+            subscription.confirmed?(false)
+            subscription.continuation.finish()
+            subscription.socket.close()
+        }
+        subscriptions.removeAll()
+    }
+
+    // MARK: Performing
+
+    func perform(_ call: PendingCall) {
+        guard pending[call.request.requestID] == nil else {
+            call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(call.request.requestID) is already in flight")))
+            return
+        }
+        pending[call.request.requestID] = call
+        send(.perform(call.request))
+    }
+
+    func cancel(_ requestID: String) {
+        guard pending[requestID] != nil else { return }
+        send(.cancel(requestID: requestID))
+    }
+
+    func queryStacks(queryID: String, session: String, deliver: @escaping @Sendable (Result<[UInt8], ActionBusError>) -> Void) {
+        queries[queryID] = deliver
+        send(.stacks(queryID: queryID, session: session))
+        runtime.schedule(after: configuration.defaultTimeout) { [weak self] in
+            guard let deliver = self?.queries.removeValue(forKey: queryID) else { return }
+            deliver(.failure(ActionBusError(code: "timedOut", message: "no answer to the stacks query; is the coordinator running?")))
+        }
+    }
+
+    private func send(_ message: ClientMessage) {
+        outgoing.removeAll()
+        message.encode(into: &outgoing)
+        do {
+            try socket.send(outgoing, options: .dontWait)
+        } catch {
+            // Full or not connected: the sweep resends with the same identity.
+            logger.debug("send to coordinator deferred", metadata: ["zmq.error": "\(error)"])
+        }
+    }
+
+    private func sweepPending() {
+        let now = ContinuousClock.now
+        var expired: [String] = []
+        for (requestID, call) in pending {
+            if now >= call.deadline {
+                expired.append(requestID)
+            } else if !call.accepted, now - call.lastSent >= configuration.resendInterval {
+                // Lazy Pirate: the coordinator is silent; resend with the same identity (it dedupes).
+                pending[requestID]?.lastSent = now
+                send(.perform(call.request))
+            }
+        }
+        for requestID in expired {
+            if let call = pending.removeValue(forKey: requestID) {
+                call.deliver(.failure(.timedOut(requestID, after: call.timeout)))
+            }
+        }
+    }
+
+    private func read() {
+        for _ in 0..<Self.batchSize {
+            do {
+                try socket.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            let reply: ClientReply
+            do {
+                reply = try ClientReply.decode(incoming, limits: limits)
+            } catch {
+                logger.warning("malformed reply from coordinator", metadata: ["wire.error": "\(error)"])
+                continue
+            }
+            switch reply {
+            case .accepted(let requestID):
+                pending[requestID]?.accepted = true
+            case .outcome(let outcome):
+                pending.removeValue(forKey: outcome.requestID)?.deliver(.success(outcome))
+            case .stacks(let queryID, let json):
+                queries.removeValue(forKey: queryID)?(.success(json))
+            case .pong:
+                break
+            case .error(let requestID, let code, let message):
+                logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
+                pending.removeValue(forKey: requestID)?.deliver(.failure(ActionBusError(code: code, message: message)))
+            }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    private var nextSubscriptionID = 0
+
+    func subscribe(
+        prefix: [UInt8], scope: OutcomeSequences.Scope, confirmationTimeout: Duration,
+        continuation: AsyncStream<StreamedOutcome>.Continuation, confirmed: @escaping @Sendable (Bool) -> Void
+    ) -> Int? {
+        let socket: Socket
+        do {
+            socket = try runtime.makeSocket(.sub)
+            try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
+            try socket.setOption(.subscribe, prefix)
+            try socket.connect(configuration.outcomesEndpoint)
+        } catch {
+            logger.error("subscription failed", metadata: ["zmq.error": "\(error)"])
+            confirmed(false)
+            continuation.finish()
+            return nil
+        }
+        nextSubscriptionID += 1
+        let id = nextSubscriptionID
+        let subscription = Subscription(socket: socket, prefix: prefix, scope: scope, continuation: continuation, confirmed: confirmed)
+        subscriptions[id] = subscription
+        runtime.register(socket) { [unowned self] _ in readStream(subscription) }
+        runtime.schedule(after: confirmationTimeout) {
+            if let confirmed = subscription.confirmed {
+                subscription.confirmed = nil
+                confirmed(false)
+            }
+        }
+        return id
+    }
+
+    func unsubscribe(_ id: Int) {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        runtime.unregister(subscription.socket)
+        subscription.socket.close()
+        subscription.continuation.finish()
+    }
+
+    private func readStream(_ subscription: Subscription) {
+        for _ in 0..<Self.batchSize {
+            do {
+                try subscription.socket.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            let message: StreamMessage
+            do {
+                message = try StreamMessage.decode(incoming, limits: limits)
+            } catch {
+                logger.warning("malformed stream message", metadata: ["wire.error": "\(error)"])
+                continue
+            }
+            switch message {
+            case .subscribed(let topic):
+                if topic == subscription.prefix, let confirmed = subscription.confirmed {
+                    subscription.confirmed = nil
+                    confirmed(true)
+                }
+            case .event(_, let sequences, let outcome):
+                let sequence = sequences[subscription.scope]
+                let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
+                subscription.lastSequence = sequence
+                subscription.continuation.yield(StreamedOutcome(outcome: outcome, sequence: sequence, missed: missed))
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ActionWire
+
+/// A perform waiting for its outcome, owned by the client's I/O loop.
+struct PendingCall {
+    let request: WireRequest
+    let timeout: Duration
+    let deadline: ContinuousClock.Instant
+    var lastSent: ContinuousClock.Instant
+    var accepted = false
+    let deliver: @Sendable (Result<WireOutcome, ActionBusError>) -> Void
+}

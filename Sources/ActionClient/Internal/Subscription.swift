@@ -1,0 +1,22 @@
+import ActionWire
+import ZeroMQ
+
+/// One SUB socket of an ``ActionClient`` and the stream it feeds.
+final class Subscription {
+    let socket: Socket
+    let prefix: [UInt8]
+    let scope: OutcomeSequences.Scope
+    let continuation: AsyncStream<StreamedOutcome>.Continuation
+    /// Called once: `true` when SUBSCRIBED arrives, `false` when it did not in time.
+    var confirmed: (@Sendable (Bool) -> Void)?
+    var lastSequence: UInt64?
+
+    init(socket: Socket, prefix: [UInt8], scope: OutcomeSequences.Scope,
+         continuation: AsyncStream<StreamedOutcome>.Continuation, confirmed: @escaping @Sendable (Bool) -> Void) {
+        self.socket = socket
+        self.prefix = prefix
+        self.scope = scope
+        self.continuation = continuation
+        self.confirmed = confirmed
+    }
+}

@@ -1,0 +1,11 @@
+import ActionWire
+
+/// One outcome from the outcome stream.
+public struct StreamedOutcome: Sendable, Hashable {
+    /// The outcome.
+    public var outcome: WireOutcome
+    /// Its sequence number in the subscription's scope.
+    public var sequence: UInt64
+    /// How many outcomes in scope were dropped just before this one (0 when none).
+    public var missed: UInt64
+}

@@ -1,0 +1,39 @@
+/// How a coordinator binds, queues and watches its workers.
+///
+/// ```swift
+/// var configuration = CoordinatorConfiguration()
+/// configuration.clientsEndpoint = "tcp://*:5555"
+/// configuration.maxQueued = 50_000
+/// ```
+public struct CoordinatorConfiguration: Sendable {
+    /// Where clients connect (ROUTER): ActionBus clients and MDP/0.2 clients.
+    public var clientsEndpoint = "tcp://127.0.0.1:5555"
+    /// Where workers connect (ROUTER).
+    public var workersEndpoint = "tcp://127.0.0.1:5556"
+    /// Where subscribers connect (XPUB).
+    public var outcomesEndpoint = "tcp://127.0.0.1:5557"
+    /// Requests waiting for a worker before new ones fail `overloaded`.
+    public var maxQueued = 10_000
+    /// The deadline of a request that names none.
+    public var defaultTimeout: Duration = .seconds(30)
+    /// How long past its deadline a running request may take before the coordinator gives up on
+    /// it (the worker normally reports `timedOut` first).
+    public var deadlineGrace: Duration = .seconds(2)
+    /// How often heartbeats go to each worker.
+    public var heartbeatInterval: Duration = .seconds(1)
+    /// Heartbeat intervals of silence after which a worker is declared dead.
+    public var heartbeatLiveness = 3
+    /// How many times a request is delivered to workers that die with it before it fails `poisoned`.
+    public var maxDeliveries = 3
+    /// The largest message accepted on any socket, in bytes (enforced by libzmq and the codec).
+    public var maxMessageBytes = 1 << 20
+    /// Finished outcomes kept to answer retried or duplicated requests.
+    public var completedRetention = 100_000
+    /// Messages queued per subscriber before the stream drops for it.
+    public var outcomeHighWaterMark: Int32 = 100_000
+    /// Messages queued per client or worker connection.
+    public var peerHighWaterMark: Int32 = 100_000
+
+    /// The defaults: loopback ports 5555, 5556 and 5557.
+    public init() {}
+}

@@ -1,0 +1,365 @@
+import ActionCore
+import ActionWire
+import DequeModule
+import Foundation
+import Logging
+
+/// The coordinator's decisions, without sockets: request table, queue, worker registry,
+/// sticky sessions, action stacks and the outcome stream's numbering.
+///
+/// Every input is a method call; every output goes to the ``CoordinatorOutbox``. It is not
+/// thread-safe: the coordinator's I/O loop owns it.
+public final class CoordinatorCore {
+    private let configuration: CoordinatorConfiguration
+    private unowned let outbox: any CoordinatorOutbox
+    private let logger: Logger
+
+    private var requests: [String: PendingRequest] = [:]
+    private var waiting: Deque<String> = []
+    private var workers: [WorkerID: WorkerRecord] = [:]
+    private var sessions: [String: WorkerID] = [:]
+    private var completed: CompletedOutcomes
+    private var stacks = ActionStackTracker()
+    private var sequencer = OutcomeSequencer()
+    private var nextOrder: UInt64 = 0
+    private var freeCredits = 0
+    /// Running counters; the gauges are filled in by ``statistics``.
+    private var counters = CoordinatorStatistics()
+
+    /// Creates a core that answers through `outbox`.
+    public init(configuration: CoordinatorConfiguration, outbox: any CoordinatorOutbox, logger: Logger) {
+        self.configuration = configuration
+        self.outbox = outbox
+        self.logger = logger
+        self.completed = CompletedOutcomes(capacity: configuration.completedRetention)
+    }
+
+    /// The counters, with the current gauges.
+    public var statistics: CoordinatorStatistics {
+        var snapshot = counters
+        snapshot.workers = workers.count
+        snapshot.queued = waiting.count
+        snapshot.running = requests.count - waiting.count
+        return snapshot
+    }
+
+    /// Counts a message that failed to decode.
+    public func recordMalformed(fromWorker: Bool) {
+        if fromWorker { counters.malformedWorkerMessages += 1 } else { counters.malformedClientMessages += 1 }
+    }
+
+    /// Counts a reply that could not be delivered.
+    public func recordUndeliverableReply() { counters.undeliverableReplies += 1 }
+
+    /// Counts an outcome-stream message libzmq refused.
+    public func recordStreamSendFailure() { counters.streamSendFailures += 1 }
+
+    // MARK: Clients
+
+    /// Handles a decoded message from a client.
+    public func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
+        switch message {
+        case .perform(let request):
+            perform(request, from: client, now: now)
+        case .cancel(let requestID):
+            cancel(requestID, from: client, now: now)
+        case .stacks(let queryID, let session):
+            let report = stacks.report(sessionName: session.isEmpty ? nil : session)
+            let json = (try? report.jsonData()).map { Array($0) } ?? Array("{\"stacks\":[]}".utf8)
+            outbox.send(.stacks(queryID: queryID, json: json), to: client)
+        case .ping:
+            outbox.send(.pong, to: client)
+        }
+    }
+
+    private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant) {
+        if let outcome = completed[request.requestID] {
+            counters.duplicates += 1
+            outbox.send(.outcome(outcome), to: client)
+            return
+        }
+        if requests[request.requestID] != nil {
+            // A retry of a request still in progress: answer to wherever the client is now.
+            counters.duplicates += 1
+            requests[request.requestID]?.client = client
+            outbox.send(.accepted(requestID: request.requestID), to: client)
+            return
+        }
+        guard waiting.count < configuration.maxQueued else {
+            counters.overloaded += 1
+            let message = "the coordinator has \(waiting.count) requests queued (limit \(configuration.maxQueued)); retry later"
+            outbox.send(.outcome(.failure(for: request, code: BusErrorCode.overloaded, message: message)), to: client)
+            return
+        }
+        let timeout = request.timeoutMilliseconds == 0
+            ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
+        nextOrder += 1
+        requests[request.requestID] = PendingRequest(request: request, client: client, order: nextOrder, deadline: now + timeout)
+        waiting.append(request.requestID)
+        counters.accepted += 1
+        outbox.send(.accepted(requestID: request.requestID), to: client)
+        dispatch(now: now)
+    }
+
+    private func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
+        if let outcome = completed[requestID] {
+            outbox.send(.outcome(outcome), to: client)
+            return
+        }
+        guard let pending = requests[requestID] else {
+            outbox.send(.error(requestID: requestID, code: BusErrorCode.unknownRequest, message: "no request \(requestID) is pending"), to: client)
+            return
+        }
+        switch pending.placement {
+        case .queued:
+            if let index = waiting.firstIndex(of: requestID) { waiting.remove(at: index) }
+        case .running(let worker):
+            // The worker's credit stays out until it answers; its late result is discarded.
+            _ = outbox.send(.cancel(requestID: requestID), to: worker)
+        }
+        requests[requestID]?.client = client
+        finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.cancelled, message: "cancelled by the client"))
+        dispatch(now: now)
+    }
+
+    // MARK: Workers
+
+    /// Handles a decoded message from a worker.
+    public func received(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
+        if case .ready(let registration) = message {
+            register(id, registration, now: now)
+            return
+        }
+        guard workers[id] != nil else {
+            // Unknown (expired, or the coordinator restarted): it must register again.
+            if case .result = message { counters.lateResultsDiscarded += 1 }
+            if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
+            return
+        }
+        workers[id]?.lastHeard = now
+        switch message {
+        case .ready:
+            break
+        case .result(let outcome):
+            result(outcome, from: id, now: now)
+        case .heartbeat:
+            break
+        case .disconnect:
+            logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
+            removeWorker(id, countingDelivery: false, now: now)
+        }
+    }
+
+    private func register(_ id: WorkerID, _ registration: WorkerRegistration, now: ContinuousClock.Instant) {
+        if workers[id] != nil {
+            // Registering again means it lost what it held (it restarted under the same identity).
+            removeWorker(id, countingDelivery: true, now: now)
+        }
+        let record = WorkerRecord(id: id, registration: registration, now: now)
+        workers[id] = record
+        freeCredits += record.freeCredits
+        logger.info("worker registered", metadata: [
+            "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
+            "worker.actions": "\(registration.actions.count)",
+        ])
+        dispatch(now: now)
+    }
+
+    private func result(_ outcome: WireOutcome, from id: WorkerID, now: ContinuousClock.Instant) {
+        guard workers[id]?.inFlight.remove(outcome.requestID) != nil else {
+            counters.lateResultsDiscarded += 1
+            return
+        }
+        freeCredits += 1
+        if let pending = requests[outcome.requestID], pending.placement == .running(on: id) {
+            finish(outcome.requestID, with: outcome)
+        } else {
+            // Cancelled or timed out while it ran: the client already has its answer.
+            counters.lateResultsDiscarded += 1
+        }
+        dispatch(now: now)
+    }
+
+    /// Declares a worker gone and requeues what it held.
+    private func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
+        guard let worker = workers.removeValue(forKey: id) else { return }
+        freeCredits -= worker.freeCredits
+        for session in worker.sessions where sessions[session] == id {
+            sessions[session] = nil
+        }
+        var requeued: [PendingRequest] = []
+        for requestID in worker.inFlight {
+            guard var pending = requests[requestID], pending.placement == .running(on: id) else { continue }
+            if countingDelivery && pending.deliveries >= configuration.maxDeliveries {
+                let message = "the request was delivered \(pending.deliveries) times and its worker died each time"
+                finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message))
+                continue
+            }
+            if !countingDelivery { pending.deliveries -= 1 }
+            pending.placement = .queued
+            requests[requestID] = pending
+            requeued.append(pending)
+        }
+        counters.redelivered += requeued.count
+        for pending in requeued.sorted(by: { $0.order > $1.order }) {
+            waiting.prepend(pending.request.requestID)
+        }
+        dispatch(now: now)
+    }
+
+    // MARK: Time
+
+    /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
+    public func tick(now: ContinuousClock.Instant) {
+        let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
+        for (id, worker) in workers {
+            if now - worker.lastHeard > expiry {
+                counters.workersExpired += 1
+                logger.warning("worker expired", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
+                removeWorker(id, countingDelivery: true, now: now)
+            } else if now - worker.lastHeartbeatSent >= configuration.heartbeatInterval {
+                workers[id]?.lastHeartbeatSent = now
+                if !outbox.send(.heartbeat, to: id) {
+                    removeWorker(id, countingDelivery: true, now: now)
+                }
+            }
+        }
+        expireDeadlines(now: now)
+    }
+
+    private func expireDeadlines(now: ContinuousClock.Instant) {
+        var expired: [(String, PendingRequest)] = []
+        for (requestID, pending) in requests {
+            switch pending.placement {
+            case .queued where now >= pending.deadline:
+                expired.append((requestID, pending))
+            case .running where now >= pending.deadline + configuration.deadlineGrace:
+                expired.append((requestID, pending))
+            default:
+                break
+            }
+        }
+        guard !expired.isEmpty else { return }
+        let expiredIDs = Set(expired.map(\.0))
+        waiting.removeAll { expiredIDs.contains($0) }
+        for (requestID, pending) in expired.sorted(by: { $0.1.order < $1.1.order }) {
+            let served = workers.values.contains { $0.actions.contains(pending.request.action) }
+            let outcome: WireOutcome
+            if pending.placement == .queued && !served {
+                let known = Set(workers.values.flatMap(\.actions)).sorted()
+                let offered = known.isEmpty ? "no worker is registered" : "workers serve \(known.joined(separator: ", "))"
+                outcome = .failure(for: pending.request, code: BusErrorCode.noWorker,
+                                   message: "no worker serves \(pending.request.action) (\(offered))")
+            } else {
+                outcome = .failure(for: pending.request, code: BusErrorCode.timedOut,
+                                   message: "the request's deadline passed before it completed")
+            }
+            finish(requestID, with: outcome)
+        }
+    }
+
+    // MARK: Dispatch
+
+    /// Sends queued requests to workers with free credits, oldest first, keeping each session's
+    /// requests in submission order.
+    private func dispatch(now: ContinuousClock.Instant) {
+        var blockedSessions: Set<String> = []
+        var index = 0
+        while index < waiting.count, freeCredits > 0 {
+            let requestID = waiting[index]
+            guard let pending = requests[requestID] else {
+                waiting.remove(at: index)
+                continue
+            }
+            let session = pending.request.session
+            if !session.isEmpty, blockedSessions.contains(session) {
+                index += 1
+                continue
+            }
+            guard let worker = chooseWorker(for: pending.request) else {
+                // Later requests of this session must not overtake this one.
+                if !session.isEmpty { blockedSessions.insert(session) }
+                index += 1
+                continue
+            }
+            waiting.remove(at: index)
+            send(requestID, to: worker, now: now)
+        }
+    }
+
+    private func chooseWorker(for request: WireRequest) -> WorkerID? {
+        if !request.session.isEmpty, let host = sessions[request.session],
+           let worker = workers[host], worker.actions.contains(request.action) {
+            return worker.freeCredits > 0 ? host : nil
+        }
+        var best: WorkerRecord?
+        for worker in workers.values where worker.freeCredits > 0 && worker.actions.contains(request.action) {
+            if let current = best {
+                // Least loaded first; on a tie, the one with more room.
+                if worker.inFlight.count < current.inFlight.count
+                    || (worker.inFlight.count == current.inFlight.count && worker.freeCredits > current.freeCredits) {
+                    best = worker
+                }
+            } else {
+                best = worker
+            }
+        }
+        guard let chosen = best?.id else { return nil }
+        if !request.session.isEmpty {
+            sessions[request.session] = chosen
+            workers[chosen]?.sessions.insert(request.session)
+        }
+        return chosen
+    }
+
+    private func send(_ requestID: String, to worker: WorkerID, now: ContinuousClock.Instant) {
+        guard var pending = requests[requestID] else { return }
+        pending.placement = .running(on: worker)
+        pending.deliveries += 1
+        requests[requestID] = pending
+        workers[worker]?.inFlight.insert(requestID)
+        freeCredits -= 1
+        var request = pending.request
+        let remaining = pending.deadline - now
+        request.timeoutMilliseconds = UInt32(clamping: max(1, remaining.roundedUpMilliseconds))
+        if !outbox.send(.request(request), to: worker) {
+            removeWorker(worker, countingDelivery: false, now: now)
+        }
+    }
+
+    // MARK: Outcomes
+
+    private func finish(_ requestID: String, with outcome: WireOutcome) {
+        guard let pending = requests.removeValue(forKey: requestID) else { return }
+        completed.record(outcome)
+        counters.completed += 1
+        if !outcome.session.isEmpty {
+            let summary: ActionOutcomeSummary
+            switch outcome.result {
+            case .success: summary = .success(closeActionStack: outcome.closeActionStack)
+            case .failure(let code, _): summary = .failure(ActionError.Code(code), closeActionStack: outcome.closeActionStack)
+            }
+            stacks.record(ActionStackRecord(
+                sessionName: outcome.session, featureName: String(outcome.feature),
+                actionName: outcome.action, outcome: summary
+            ))
+        }
+        let sequences = sequencer.next(for: outcome)
+        let topics = OutcomeTopic.topics(for: outcome)
+        outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
+        outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
+        outbox.send(.outcome(outcome), to: pending.client)
+    }
+
+    /// Confirms a new subscription on the stream, so the subscriber knows it misses nothing after.
+    public func subscribed(topic: [UInt8]) {
+        outbox.publish(.subscribed(topic: topic))
+    }
+}
+
+extension Duration {
+    var roundedUpMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+    }
+}

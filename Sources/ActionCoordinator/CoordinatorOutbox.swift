@@ -1,0 +1,22 @@
+import ActionWire
+
+/// Where the coordinator's decisions go: sockets in production, arrays in tests.
+public protocol CoordinatorOutbox: AnyObject {
+    /// Sends a reply to a client.
+    func send(_ reply: ClientReply, to client: ClientAddress)
+    /// Sends an instruction to a worker; returns `false` when the worker is unreachable.
+    func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool
+    /// Publishes on the outcome stream.
+    func publish(_ message: StreamMessage)
+}
+
+/// A worker's identity: the routing id of its connection to the workers socket.
+public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
+    /// The routing id bytes.
+    public var routingID: [UInt8]
+
+    /// Wraps a routing id.
+    public init(_ routingID: [UInt8]) { self.routingID = routingID }
+
+    public var description: String { routingID.map { String($0, radix: 16) }.joined() }
+}

@@ -1,0 +1,34 @@
+/// Counters a coordinator keeps: what it did, and what it refused or dropped.
+public struct CoordinatorStatistics: Sendable, Hashable, Codable {
+    /// Requests accepted (first delivery only).
+    public var accepted = 0
+    /// Outcomes delivered to clients (and published).
+    public var completed = 0
+    /// Requests answered from the recorded outcome or the request table instead of running again.
+    public var duplicates = 0
+    /// Requests refused because the queue was full.
+    public var overloaded = 0
+    /// Requests delivered again after their worker died.
+    public var redelivered = 0
+    /// Results from workers no longer holding the request (declared dead, or it timed out).
+    public var lateResultsDiscarded = 0
+    /// Messages that failed to decode on the clients socket.
+    public var malformedClientMessages = 0
+    /// Messages that failed to decode on the workers socket.
+    public var malformedWorkerMessages = 0
+    /// Replies to clients that were gone or full.
+    public var undeliverableReplies = 0
+    /// Outcome-stream messages libzmq could not queue.
+    public var streamSendFailures = 0
+    /// Workers declared dead by heartbeat expiry.
+    public var workersExpired = 0
+    /// Workers registered now.
+    public var workers = 0
+    /// Requests waiting for a worker now.
+    public var queued = 0
+    /// Requests running on workers now.
+    public var running = 0
+
+    /// All zero.
+    public init() {}
+}

@@ -1,0 +1,209 @@
+import ActionTransport
+import ActionWire
+import Logging
+import ZeroMQ
+
+/// The coordinator's I/O loop side: owns the three sockets, decodes what arrives, feeds the
+/// core, and writes what the core decides.
+final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
+    /// Messages read from one socket before the loop looks at the others.
+    private static let batchSize = 256
+
+    let clients: Socket
+    let workers: Socket
+    let outcomes: Socket
+    let endpoints: CoordinatorEndpoints
+    private let configuration: CoordinatorConfiguration
+    private let limits: WireLimits
+    private let logger: Logger
+    private(set) var core: CoordinatorCore!
+    private var incoming = Multipart()
+    private var outgoing = Multipart()
+
+    init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
+        self.logger = logger
+        clients = try runtime.makeSocket(.router)
+        workers = try runtime.makeSocket(.router)
+        outcomes = try runtime.makeSocket(.xpub)
+        do {
+            for router in [clients, workers] {
+                try router.setOption(.routerMandatory, true)
+                try router.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
+                try router.setOption(.sendHighWaterMark, configuration.peerHighWaterMark)
+                try router.setOption(.receiveHighWaterMark, configuration.peerHighWaterMark)
+            }
+            try outcomes.setOption(.xpubVerbose, true)
+            try outcomes.setOption(.sendHighWaterMark, configuration.outcomeHighWaterMark)
+            try outcomes.setOption(.maxMessageSize, 4096)
+            try clients.bind(configuration.clientsEndpoint)
+            try workers.bind(configuration.workersEndpoint)
+            try outcomes.bind(configuration.outcomesEndpoint)
+            endpoints = CoordinatorEndpoints(
+                clients: try clients.lastEndpoint, workers: try workers.lastEndpoint, outcomes: try outcomes.lastEndpoint
+            )
+        } catch {
+            clients.close()
+            workers.close()
+            outcomes.close()
+            throw error
+        }
+        core = CoordinatorCore(configuration: configuration, outbox: self, logger: logger)
+        runtime.register(clients) { [unowned self] _ in readClients() }
+        runtime.register(workers) { [unowned self] _ in readWorkers() }
+        runtime.register(outcomes) { [unowned self] _ in readSubscriptions() }
+        let tickInterval = min(configuration.heartbeatInterval / 4, .milliseconds(100))
+        runtime.schedule(after: tickInterval, repeating: tickInterval) { [unowned self] in
+            core.tick(now: .now)
+        }
+    }
+
+    // MARK: Reading
+
+    private func readClients() {
+        for _ in 0..<Self.batchSize {
+            do {
+                try clients.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            handleClientMessage()
+        }
+    }
+
+    private func handleClientMessage() {
+        guard incoming.count >= 2 else {
+            core.recordMalformed(fromWorker: false)
+            return
+        }
+        let routingID = Array(incoming[0])
+        if MajordomoRequest.matches(incoming, at: 1) {
+            handleMajordomo(routingID: routingID)
+            return
+        }
+        do {
+            let message = try ClientMessage.decode(incoming, at: 1, limits: limits)
+            core.received(message, from: ClientAddress(routingID: routingID), now: .now)
+        } catch {
+            core.recordMalformed(fromWorker: false)
+            // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
+            guard WireHeader.hasSignature(incoming[1]) else { return }
+            let requestID = incoming.count > 2 ? String(decoding: incoming[2].prefix(limits.maxNameBytes), as: UTF8.self) : ""
+            let code = error.code == .unsupportedVersion ? BusErrorCode.unsupportedVersion : BusErrorCode.malformedRequest
+            let safeID = requestID.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? requestID : ""
+            send(.error(requestID: safeID, code: code, message: error.message), to: ClientAddress(routingID: routingID))
+        }
+    }
+
+    private var majordomoSequence: UInt64 = 0
+
+    private func handleMajordomo(routingID: [UInt8]) {
+        let request: MajordomoRequest
+        do {
+            request = try MajordomoRequest.decode(incoming, at: 1, limits: limits)
+        } catch {
+            core.recordMalformed(fromWorker: false)
+            return
+        }
+        majordomoSequence += 1
+        let routingText = routingID.map { String($0, radix: 16) }.joined()
+        let wireRequest = WireRequest(
+            requestID: "mdp:\(routingText):\(majordomoSequence)", action: request.service, input: request.body
+        )
+        let client = ClientAddress(routingID: routingID, protocol: .majordomo(request.dialect, service: request.service))
+        guard request.service.contains(".") else {
+            let outcome = WireOutcome.failure(for: wireRequest, code: BusErrorCode.unknownAction,
+                                              message: "service '\(request.service)' is not an action name (Feature.action)")
+            send(.outcome(outcome), to: client)
+            return
+        }
+        core.received(.perform(wireRequest), from: client, now: .now)
+    }
+
+    private func readWorkers() {
+        for _ in 0..<Self.batchSize {
+            do {
+                try workers.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            guard incoming.count >= 2 else {
+                core.recordMalformed(fromWorker: true)
+                continue
+            }
+            let id = WorkerID(Array(incoming[0]))
+            do {
+                let message = try WorkerMessage.decode(incoming, at: 1, limits: limits)
+                core.received(message, from: id, now: .now)
+            } catch {
+                core.recordMalformed(fromWorker: true)
+                logger.debug("malformed worker message", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
+            }
+        }
+    }
+
+    private func readSubscriptions() {
+        for _ in 0..<Self.batchSize {
+            do {
+                try outcomes.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            // XPUB delivers 0x01 + prefix for a subscription, 0x00 + prefix for an unsubscription.
+            guard incoming.count == 1, incoming[0].first == 1 else { continue }
+            core.subscribed(topic: Array(incoming[0].dropFirst()))
+        }
+    }
+
+    // MARK: CoordinatorOutbox
+
+    func send(_ reply: ClientReply, to client: ClientAddress) {
+        outgoing.removeAll()
+        outgoing.append(client.routingID)
+        switch client.protocol {
+        case .actionBus:
+            reply.encode(into: &outgoing)
+        case .majordomo(let dialect, let service):
+            guard let body = Self.majordomoBody(reply) else { return }
+            MajordomoRequest.encodeFinalReply(dialect: dialect, service: service, body: body, into: &outgoing)
+        }
+        do {
+            try clients.send(outgoing, options: .dontWait)
+        } catch {
+            core?.recordUndeliverableReply()
+        }
+    }
+
+    func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
+        outgoing.removeAll()
+        outgoing.append(worker.routingID)
+        instruction.encode(into: &outgoing)
+        do {
+            try workers.send(outgoing, options: .dontWait)
+            return true
+        } catch {
+            logger.debug("worker unreachable", metadata: ["worker.id": "\(worker)", "zmq.error": "\(error)"])
+            return false
+        }
+    }
+
+    func publish(_ message: StreamMessage) {
+        outgoing.removeAll()
+        message.encode(into: &outgoing)
+        do {
+            try outcomes.send(outgoing, options: .dontWait)
+        } catch {
+            core?.recordStreamSendFailure()
+        }
+    }
+
+    /// The JSON body a Majordomo client gets: the outcome; nothing for ACCEPTED.
+    static func majordomoBody(_ reply: ClientReply) -> [UInt8]? {
+        switch reply {
+        case .outcome(let outcome): return OutcomeJSON.encode(outcome)
+        case .error(_, let code, let message): return OutcomeJSON.encodeError(code: code, message: message)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import ActionWire
+
+/// An accepted request the coordinator has not answered yet.
+struct PendingRequest {
+    enum Placement: Equatable {
+        case queued
+        case running(on: WorkerID)
+    }
+
+    let request: WireRequest
+    /// The client to answer; updated when a retry arrives from a new connection.
+    var client: ClientAddress
+    /// Acceptance order, so requeued requests go back in the order they were accepted.
+    let order: UInt64
+    let deadline: ContinuousClock.Instant
+    var placement: Placement = .queued
+    var deliveries = 0
+}

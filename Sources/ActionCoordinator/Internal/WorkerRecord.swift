@@ -1,0 +1,25 @@
+import ActionWire
+
+/// A registered worker, as the coordinator sees it.
+struct WorkerRecord {
+    let id: WorkerID
+    let name: String
+    let actions: Set<String>
+    let credits: Int
+    /// Requests sent and not yet answered, including abandoned ones whose credit is still out.
+    var inFlight: Set<String> = []
+    var sessions: Set<String> = []
+    var lastHeard: ContinuousClock.Instant
+    var lastHeartbeatSent: ContinuousClock.Instant
+
+    var freeCredits: Int { credits - inFlight.count }
+
+    init(id: WorkerID, registration: WorkerRegistration, now: ContinuousClock.Instant) {
+        self.id = id
+        self.name = registration.name
+        self.actions = Set(registration.actions)
+        self.credits = Int(registration.credits)
+        self.lastHeard = now
+        self.lastHeartbeatSent = now
+    }
+}

@@ -1,0 +1,118 @@
+/// The JSON form of an outcome, as Majordomo clients receive it and `actionbus perform --json`
+/// prints it:
+///
+/// ```json
+/// {"request":"c1:7","action":"Echo.say","session":"","outcome":"success",
+///  "output":{"text":"hi"},"worker":"host-42","closeActionStack":false}
+/// ```
+///
+/// A failure carries `"error":{"code":...,"message":...}` instead of `output`. JSON outputs are
+/// embedded as they are; other content types are embedded as a string.
+public enum OutcomeJSON {
+    /// The outcome as one line of JSON, with `sequence` when it came from the stream.
+    public static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
+        var json = JSONText()
+        json.open()
+        json.field("request", outcome.requestID)
+        json.field("action", outcome.action)
+        json.field("session", outcome.session)
+        switch outcome.result {
+        case .success(let contentType, let output):
+            json.field("outcome", "success")
+            json.key("output")
+            if contentType == WireRequest.json, !output.isEmpty {
+                json.raw(output)
+            } else {
+                json.string(String(decoding: output, as: UTF8.self))
+            }
+        case .failure(let code, let message):
+            json.field("outcome", "failure")
+            json.key("error")
+            json.open()
+            json.field("code", code)
+            json.field("message", message)
+            json.close()
+        }
+        json.field("worker", outcome.worker)
+        json.key("closeActionStack")
+        json.raw(Array((outcome.closeActionStack ? "true" : "false").utf8))
+        if let sequence {
+            json.key("sequence")
+            json.raw(Array(String(sequence).utf8))
+        }
+        json.close()
+        return json.bytes
+    }
+
+    /// A bare error object, for replies that are not an outcome.
+    public static func encodeError(code: String, message: String) -> [UInt8] {
+        var json = JSONText()
+        json.open()
+        json.field("outcome", "failure")
+        json.key("error")
+        json.open()
+        json.field("code", code)
+        json.field("message", message)
+        json.close()
+        json.close()
+        return json.bytes
+    }
+}
+
+/// A minimal JSON writer: objects, string fields and raw values.
+struct JSONText {
+    private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    mutating func open() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func close() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func key(_ name: String) {
+        separate()
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    mutating func field(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    mutating func raw(_ value: [UInt8]) {
+        bytes.append(contentsOf: value)
+        needsComma = true
+    }
+
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": bytes.append(contentsOf: [0x5C, 0x22])
+            case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
+            case "\n": bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case "\r": bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case "\t": bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                bytes.append(contentsOf: Array("\\u".utf8) + Array(String(repeating: "0", count: 4 - hex.count).utf8) + Array(hex.utf8))
+            default:
+                bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+}

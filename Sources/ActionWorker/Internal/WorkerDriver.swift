@@ -1,0 +1,206 @@
+import ActionCore
+import ActionTransport
+import ActionWire
+import Dispatch
+import Foundation
+import Logging
+import ZeroMQ
+
+/// The worker's I/O loop side: owns the DEALER to the coordinator, hands requests to sessions
+/// and sends their outcomes back. It never runs action code itself.
+final class WorkerDriver: IOLoopDriver {
+    private static let batchSize = 256
+
+    private let runtime: IOLoopRuntime
+    private unowned let loop: IOLoop<WorkerDriver>
+    private let catalog: ActionCatalog
+    private let configuration: WorkerConfiguration
+    private let sessionConfiguration: ActionSessionConfiguration
+    private let limits: WireLimits
+    private let logger: Logger
+    private var socket: Socket
+    private var sessions: [String: HostedSession] = [:]
+    private var running: [String: String] = [:]
+    private var lastHeard: ContinuousClock.Instant = .now
+    /// Where completions land before hopping to the loop: never the action's own queue, so a
+    /// timeout still arrives when an action blocks its queue.
+    private let completionQueue = DispatchQueue(label: "actionbus.worker.completions")
+    private var incoming = Multipart()
+    private var outgoing = Multipart()
+    private(set) var statistics = WorkerStatistics()
+
+    init(
+        runtime: IOLoopRuntime, loop: IOLoop<WorkerDriver>, catalog: ActionCatalog,
+        configuration: WorkerConfiguration, sessionConfiguration: ActionSessionConfiguration, logger: Logger
+    ) throws {
+        self.runtime = runtime
+        self.loop = loop
+        self.catalog = catalog
+        self.configuration = configuration
+        self.sessionConfiguration = sessionConfiguration
+        self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
+        self.logger = logger
+        socket = try Self.connect(runtime: runtime, configuration: configuration)
+        runtime.register(socket) { [unowned self] _ in read() }
+        register()
+        runtime.schedule(after: configuration.heartbeatInterval, repeating: configuration.heartbeatInterval) { [unowned self] in
+            heartbeat()
+        }
+        let sweep = min(configuration.sessionIdleTimeout, .seconds(10))
+        runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in dropIdleSessions() }
+    }
+
+    private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration) throws -> Socket {
+        let socket = try runtime.makeSocket(.dealer)
+        do {
+            try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
+            // Never queue requests' answers for a connection that is not up yet.
+            try socket.setOption(.immediate, true)
+            try socket.setOption(.sendHighWaterMark, 100_000)
+            try socket.setOption(.receiveHighWaterMark, 100_000)
+            try socket.connect(configuration.coordinatorEndpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    func ioLoopWillStop(_ runtime: IOLoopRuntime) {
+        send(.disconnect)
+    }
+
+    var currentStatistics: WorkerStatistics {
+        var snapshot = statistics
+        snapshot.running = running.count
+        snapshot.sessions = sessions.count
+        return snapshot
+    }
+
+    // MARK: Coordinator link
+
+    private func register() {
+        statistics.registrations += 1
+        let registration = WorkerRegistration(name: configuration.name, credits: configuration.credits, actions: catalog.actionNames)
+        send(.ready(registration))
+    }
+
+    private func heartbeat() {
+        let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
+        if ContinuousClock.now - lastHeard > expiry {
+            reconnect()
+        } else {
+            send(.heartbeat)
+        }
+    }
+
+    /// The coordinator fell silent: start a fresh connection and register again.
+    private func reconnect() {
+        logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(configuration.coordinatorEndpoint)"])
+        statistics.reconnects += 1
+        runtime.unregister(socket)
+        socket.close()
+        do {
+            socket = try Self.connect(runtime: runtime, configuration: configuration)
+        } catch {
+            logger.error("reconnect failed", metadata: ["zmq.error": "\(error)"])
+            runtime.stop()
+            return
+        }
+        runtime.register(socket) { [unowned self] _ in read() }
+        lastHeard = .now
+        register()
+    }
+
+    private func send(_ message: WorkerMessage) {
+        outgoing.removeAll()
+        message.encode(into: &outgoing)
+        do {
+            try socket.send(outgoing, options: .dontWait)
+        } catch {
+            // With IMMEDIATE there is no queue while disconnected; the coordinator requeues
+            // whatever this worker held when it expires, so a lost result is redelivered.
+            logger.debug("send to coordinator failed", metadata: ["zmq.error": "\(error)"])
+        }
+    }
+
+    private func read() {
+        for _ in 0..<Self.batchSize {
+            do {
+                try socket.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            lastHeard = .now
+            do {
+                switch try WorkerInstruction.decode(incoming, limits: limits) {
+                case .request(let request):
+                    start(request)
+                case .heartbeat:
+                    break
+                case .disconnect:
+                    register()
+                case .cancel(let requestID):
+                    // The coordinator has already answered the client; the outcome will be discarded.
+                    logger.debug("request cancelled by client", metadata: ["action.request": "\(requestID)"])
+                }
+            } catch {
+                statistics.malformedMessages += 1
+                logger.warning("malformed message from coordinator", metadata: ["wire.error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Running actions
+
+    private func start(_ request: WireRequest) {
+        statistics.received += 1
+        let sessionName = request.session.isEmpty ? "default" : request.session
+        let now = ContinuousClock.now
+        if sessions[sessionName] == nil {
+            let session = ActionSession(name: sessionName, catalog: catalog, configuration: sessionConfiguration)
+            sessions[sessionName] = HostedSession(session: session, lastUsed: now)
+        }
+        sessions[sessionName]!.running += 1
+        sessions[sessionName]!.lastUsed = now
+        running[request.requestID] = sessionName
+        let deadline = request.timeoutMilliseconds == 0 ? nil : now + .milliseconds(Int64(request.timeoutMilliseconds))
+        guard request.contentType == WireRequest.json else {
+            finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")))
+            return
+        }
+        let loop = self.loop
+        // The action runs on its own executor; its completion comes back to this loop once.
+        sessions[sessionName]!.session.perform(
+            named: request.action, jsonInput: request.input, deadline: deadline, completionQueue: completionQueue
+        ) { outcome in
+            loop.execute { driver, _ in driver.finish(request, outcome) }
+        }
+    }
+
+    private func finish(_ request: WireRequest, _ outcome: ErasedActionOutcome) {
+        if let sessionName = running.removeValue(forKey: request.requestID) {
+            sessions[sessionName]?.running -= 1
+            sessions[sessionName]?.lastUsed = .now
+        }
+        let result: WireOutcome.Result
+        switch outcome {
+        case .success(let output, _):
+            result = .success(contentType: WireRequest.json, output: Array(output))
+        case .failure(let error, _):
+            result = .failure(code: error.code.rawValue, message: error.message)
+        }
+        statistics.completed += 1
+        send(.result(WireOutcome(
+            requestID: request.requestID, action: request.action, session: request.session,
+            worker: configuration.name, closeActionStack: outcome.closeActionStack, result: result
+        )))
+    }
+
+    private func dropIdleSessions() {
+        let now = ContinuousClock.now
+        sessions = sessions.filter { _, hosted in
+            hosted.running > 0 || now - hosted.lastUsed < configuration.sessionIdleTimeout
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ActionCore
+import Logging
+import ZeroMQ
+
+/// An ActionBus worker: hosts ActionSessions for the features it is built with, takes requests
+/// from the coordinator and sends back their outcomes.
+///
+/// ```swift
+/// let worker = try Worker(catalog: ActionCatalog(root: MyFeatures.self), configuration: WorkerConfiguration())
+/// try await worker.run()   // until the task is cancelled
+/// ```
+public final class Worker: Sendable {
+    private let loop: IOLoop<WorkerDriver>
+    /// The worker's name, as outcomes carry it.
+    public let name: String
+
+    /// Connects to the coordinator and registers the catalog's actions.
+    public init(
+        catalog: ActionCatalog,
+        configuration: WorkerConfiguration = WorkerConfiguration(),
+        sessionConfiguration: ActionSessionConfiguration = ActionSessionConfiguration(),
+        context: ZMQContext? = nil,
+        logger: Logger = Logger(label: "actionbus.worker")
+    ) throws {
+        let context = try context ?? ZMQContext()
+        name = configuration.name
+        var logger = logger
+        logger[metadataKey: "worker.name"] = "\(configuration.name)"
+        let workerLogger = logger
+        loop = try IOLoop(name: "worker-io", context: context) { runtime, loop in
+            try WorkerDriver(
+                runtime: runtime, loop: loop, catalog: catalog, configuration: configuration,
+                sessionConfiguration: sessionConfiguration, logger: workerLogger
+            )
+        }
+        logger.info("worker started", metadata: [
+            "endpoint": "\(configuration.coordinatorEndpoint)", "worker.credits": "\(configuration.credits)",
+            "worker.actions": "\(catalog.actionNames.count)",
+        ])
+    }
+
+    /// The worker's counters, read on its I/O loop.
+    public func statistics() async -> WorkerStatistics {
+        await withCheckedContinuation { continuation in
+            let queued = loop.execute { driver, _ in continuation.resume(returning: driver.currentStatistics) }
+            if !queued { continuation.resume(returning: WorkerStatistics()) }
+        }
+    }
+
+    /// Serves until the calling task is cancelled, then leaves.
+    public func run() async throws {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        await loop.stop()
+    }
+
+    /// Tells the coordinator it leaves and closes its socket.
+    public func stop() async {
+        await loop.stop()
+    }
+}

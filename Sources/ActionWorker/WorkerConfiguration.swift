@@ -1,0 +1,32 @@
+import Foundation
+
+/// How a worker connects and how much it runs at once.
+///
+/// ```swift
+/// var configuration = WorkerConfiguration()
+/// configuration.credits = 128
+/// ```
+public struct WorkerConfiguration: Sendable {
+    /// The coordinator's workers endpoint.
+    public var coordinatorEndpoint = "tcp://127.0.0.1:5556"
+    /// The name outcomes carry; host and pid by default.
+    public var name = WorkerConfiguration.defaultName
+    /// How many requests run at once.
+    public var credits: UInt32 = 64
+    /// How often heartbeats go to the coordinator.
+    public var heartbeatInterval: Duration = .seconds(1)
+    /// Heartbeat intervals of coordinator silence after which the worker reconnects.
+    public var heartbeatLiveness = 3
+    /// How long a session with nothing running is kept before it is dropped.
+    public var sessionIdleTimeout: Duration = .seconds(300)
+    /// The largest message accepted, in bytes.
+    public var maxMessageBytes = 1 << 20
+
+    /// The defaults: loopback port 5556, 64 credits.
+    public init() {}
+
+    /// `host-pid`, unique per process on a machine.
+    public static var defaultName: String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    }
+}

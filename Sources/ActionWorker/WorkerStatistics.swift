@@ -1,0 +1,20 @@
+/// Counters a worker keeps.
+public struct WorkerStatistics: Sendable, Hashable, Codable {
+    /// Requests received.
+    public var received = 0
+    /// Outcomes sent back.
+    public var completed = 0
+    /// Messages from the coordinator that failed to decode.
+    public var malformedMessages = 0
+    /// Times the worker reconnected after the coordinator fell silent.
+    public var reconnects = 0
+    /// Registrations sent (first READY included).
+    public var registrations = 0
+    /// Requests running now.
+    public var running = 0
+    /// Sessions hosted now.
+    public var sessions = 0
+
+    /// All zero.
+    public init() {}
+}

@@ -1,0 +1,56 @@
+import ActionCoordinator
+import ArgumentParser
+
+/// `actionbus coordinator`: the router, stack tracker and outcome stream.
+struct CoordinatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordinator", abstract: "Run a coordinator until SIGINT or SIGTERM."
+    )
+
+    @Option(help: "Endpoint clients connect to (tcp://*:5555 exposes it).")
+    var clients = "tcp://127.0.0.1:5555"
+    @Option(help: "Endpoint workers connect to.")
+    var workers = "tcp://127.0.0.1:5556"
+    @Option(help: "Endpoint subscribers connect to.")
+    var outcomes = "tcp://127.0.0.1:5557"
+    @OptionGroup var tuning: CoordinatorTuning
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let logger = logging.bootstrap(label: "actionbus.coordinator", defaultLevel: .info)
+        var configuration = tuning.configuration
+        configuration.clientsEndpoint = clients
+        configuration.workersEndpoint = workers
+        configuration.outcomesEndpoint = outcomes
+        let coordinator = try Coordinator(configuration: configuration, logger: logger)
+        try await untilTerminated { try await coordinator.run() }
+        logger.info("coordinator stopped")
+    }
+}
+
+/// Coordinator knobs shared by `coordinator` and `dev`.
+struct CoordinatorTuning: ParsableArguments {
+    @Option(help: "Requests queued before new ones fail 'overloaded'.")
+    var maxQueued = 10_000
+    @Option(help: "Heartbeat interval in milliseconds.")
+    var heartbeatMs = 1000
+    @Option(help: "Deliveries to dying workers before a request fails 'poisoned'.")
+    var maxDeliveries = 3
+    @Option(help: "Largest message accepted, in bytes.")
+    var maxMessageBytes = 1 << 20
+
+    var configuration: CoordinatorConfiguration {
+        var configuration = CoordinatorConfiguration()
+        configuration.maxQueued = maxQueued
+        configuration.heartbeatInterval = .milliseconds(heartbeatMs)
+        configuration.maxDeliveries = maxDeliveries
+        configuration.maxMessageBytes = maxMessageBytes
+        return configuration
+    }
+
+    func validate() throws {
+        guard maxQueued > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0 else {
+            throw ValidationError("--max-queued, --heartbeat-ms, --max-deliveries and --max-message-bytes must be positive")
+        }
+    }
+}

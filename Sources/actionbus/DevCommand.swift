@@ -1,0 +1,68 @@
+import ActionCoordinator
+import ActionWorker
+import ArgumentParser
+import ExampleFeatures
+import Foundation
+import ZeroMQ
+
+/// `actionbus dev`: a coordinator and N workers in one process, for trying the bus locally.
+struct DevCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dev", abstract: "Run a coordinator and N example workers in one process until SIGINT or SIGTERM."
+    )
+
+    @Option(help: "How many workers to start.")
+    var workers = 2
+    @Option(help: "Credits per worker.")
+    var credits: UInt32 = 64
+    @Option(help: "Endpoint clients connect to.")
+    var clients = "tcp://127.0.0.1:5555"
+    @Option(name: .customLong("workers-endpoint"), help: "Endpoint workers connect to.")
+    var workersEndpoint = "tcp://127.0.0.1:5556"
+    @Option(help: "Endpoint subscribers connect to.")
+    var outcomes = "tcp://127.0.0.1:5557"
+    @OptionGroup var tuning: CoordinatorTuning
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
+        guard credits >= 1 else { throw ValidationError("--credits must be at least 1") }
+    }
+
+    func run() async throws {
+        let logger = logging.bootstrap(label: "actionbus.dev", defaultLevel: .info)
+        let context = try ZMQContext()
+        var configuration = tuning.configuration
+        configuration.clientsEndpoint = clients
+        configuration.workersEndpoint = workersEndpoint
+        configuration.outcomesEndpoint = outcomes
+        let coordinator = try Coordinator(configuration: configuration, context: context, logger: logger)
+        var started: [Worker] = []
+        for index in 1...workers {
+            var workerConfiguration = WorkerConfiguration()
+            workerConfiguration.coordinatorEndpoint = coordinator.endpoints.workers
+            workerConfiguration.credits = credits
+            workerConfiguration.heartbeatInterval = configuration.heartbeatInterval
+            workerConfiguration.name = "\(WorkerConfiguration.defaultName)-w\(index)"
+            started.append(try Worker(catalog: ExampleApp.catalog, configuration: workerConfiguration, context: context, logger: logger))
+        }
+        let workerSet = started
+        printLine("""
+            ActionBus dev: coordinator + \(workers) worker(s) serving \(ExampleApp.catalog.actionNames.count) example actions.
+              clients  \(coordinator.endpoints.clients)
+              workers  \(coordinator.endpoints.workers)
+              outcomes \(coordinator.endpoints.outcomes)
+            Try, in another terminal:
+              actionbus perform Echo.say --input '{"text":"hi"}'
+            Press Ctrl-C to stop.
+            """)
+        try await untilTerminated {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await coordinator.run() }
+                for worker in workerSet { group.addTask { try await worker.run() } }
+                try await group.waitForAll()
+            }
+        }
+        logger.info("dev bus stopped")
+    }
+}

@@ -1,0 +1,68 @@
+import ActionClient
+import ActionWire
+import ArgumentParser
+import Foundation
+
+/// `actionbus subscribe`: prints outcomes from the stream as they happen.
+struct SubscribeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe", abstract: "Print outcomes from the outcome stream, filtered at the socket."
+    )
+
+    @Option(help: "Only this feature's outcomes.")
+    var feature: String?
+    @Option(help: "Only this action's outcomes (Feature.action, or an action of --feature).")
+    var action: String?
+    @Option(help: "Only this session's outcomes.")
+    var session: String?
+    @Option(help: "Exit after this many outcomes.")
+    var limit: Int?
+    @Flag(help: "Print one JSON object per outcome per line.")
+    var json = false
+    @Option(help: "The coordinator's outcomes endpoint.")
+    var outcomes = "tcp://127.0.0.1:5557"
+    @Option(help: "Seconds to wait for the coordinator to confirm the subscription.")
+    var timeout: Double = 10
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if let action, !action.contains("."), feature == nil {
+            throw ValidationError("--action needs the form Feature.action, or --feature beside it")
+        }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
+    func run() async throws {
+        let logger = logging.bootstrap(label: "actionbus.subscribe", defaultLevel: .warning)
+        var configuration = ActionClientConfiguration()
+        configuration.outcomesEndpoint = outcomes
+        let client = try ActionClient(configuration: configuration, logger: logger)
+        let stream: AsyncStream<StreamedOutcome>
+        do {
+            stream = try await client.outcomes(
+                feature: feature, action: action, session: session, confirmationTimeout: .milliseconds(Int64(timeout * 1000))
+            )
+        } catch let error as ActionBusError {
+            printError("error: \(error.message)")
+            throw ExitCode(2)
+        }
+        printError("subscribed to \(outcomes)")
+        let json = json, limit = limit
+        try await untilTerminated {
+            var printed = 0
+            for await event in stream {
+                if event.missed > 0 {
+                    printError("gap: \(event.missed) outcome(s) dropped before sequence \(event.sequence)")
+                }
+                if json {
+                    printLine(String(decoding: OutcomeJSON.encode(event.outcome, sequence: event.sequence), as: UTF8.self))
+                } else {
+                    printLine("#\(event.sequence) \(PerformCommand.describe(event.outcome))")
+                }
+                printed += 1
+                if let limit, printed >= limit { break }
+            }
+        }
+        await client.close()
+    }
+}

@@ -1,0 +1,36 @@
+import ActionWorker
+import ArgumentParser
+import ExampleFeatures
+
+/// `actionbus worker`: hosts the example features.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker", abstract: "Run a worker hosting the example features until SIGINT or SIGTERM."
+    )
+
+    @Option(help: "The coordinator's workers endpoint.")
+    var coordinator = "tcp://127.0.0.1:5556"
+    @Option(help: "How many requests run at once.")
+    var credits: UInt32 = 64
+    @Option(help: "The worker's name in outcomes (default: host-pid).")
+    var name: String?
+    @Option(help: "Heartbeat interval in milliseconds.")
+    var heartbeatMs = 1000
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard credits > 0 else { throw ValidationError("--credits must be at least 1") }
+        guard heartbeatMs > 0 else { throw ValidationError("--heartbeat-ms must be positive") }
+    }
+
+    func run() async throws {
+        let logger = logging.bootstrap(label: "actionbus.worker", defaultLevel: .info)
+        var configuration = WorkerConfiguration()
+        configuration.coordinatorEndpoint = coordinator
+        configuration.credits = credits
+        configuration.heartbeatInterval = .milliseconds(heartbeatMs)
+        if let name { configuration.name = name }
+        let worker = try Worker(catalog: ExampleApp.catalog, configuration: configuration, logger: logger)
+        try await untilTerminated { try await worker.run() }
+    }
+}
