@@ -79,6 +79,18 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
+        .testTarget(
+            name: "ActionCoordinatorTests",
+            dependencies: ["ActionCoordinator", "ActionCore", "ActionWire"]
+        ),
+        .testTarget(
+            name: "ActionWorkerTests",
+            dependencies: ["ActionWorker", "ActionWire", "ActionTransport", "ExampleFeatures", "ZeroMQ"]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ActionClient", "ActionCore", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"]
+        ),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
     ],
     swiftLanguageModes: [.v6]
