@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ActionClient", "ActionCore", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"]
+            dependencies: ["actionbus", "ActionClient", "ActionCore", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"]
         ),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
     ],

@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
 # Installs what ActionBus needs on a Debian machine with Swift: libzmq (and pkg-config to find it).
+# With --test it also makes .venv-test, a Python venv with majortomo for the Majordomo interop test.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+apt_updated=false
+apt_install() {
+    if [ "$apt_updated" = false ]; then
+        "${sudo_cmd[@]}" apt-get update -qq
+        apt_updated=true
+    fi
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "$@"
+}
 
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
-
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}"
-    sudo_cmd=()
-    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}"
+    apt_install "${need[@]}"
 fi
-
 echo "setup: libzmq $(pkg-config --modversion libzmq), $(swift --version 2>&1 | head -n 1)"
+
+if [ "${1:-}" = "--test" ]; then
+    if ! .venv-test/bin/python -c 'import majortomo, six' >/dev/null 2>&1; then
+        command -v python3 >/dev/null 2>&1 || apt_install python3
+        python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }
+        .venv-test/bin/pip install -q --disable-pip-version-check majortomo==0.2.0 six
+    fi
+    echo "setup: $(.venv-test/bin/python -c 'import majortomo, zmq; print("majortomo", majortomo.__version__ if hasattr(majortomo, "__version__") else "0.2.0", "pyzmq", zmq.__version__)')"
+fi

@@ -1,0 +1,99 @@
+import ActionClient
+import ActionCore
+import ActionWire
+import ExampleFeatures
+import Foundation
+import Testing
+
+/// The Swift client library against a bus of real processes.
+@Suite("ActionClient", .serialized, .timeLimit(.minutes(2)))
+struct ActionClientTests {
+    func makeClient(_ bus: BusFixture) throws -> ActionClient {
+        var configuration = ActionClientConfiguration()
+        configuration.coordinatorEndpoint = bus.clients
+        configuration.outcomesEndpoint = bus.outcomes
+        return try ActionClient(configuration: configuration)
+    }
+
+    @Test func typedPerformsReturnOutputsOrThrowTheFailureCode() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: coordinator)
+        let client = try makeClient(bus)
+
+        let echoed = try await client.perform(EchoFeature.say, .init(text: "typed"), timeout: .seconds(10))
+        #expect(echoed.text == "typed")
+        let document = try await client.perform(DocumentsFeature.open, DocumentReference(name: "a"), session: "doc-typed")
+        #expect(document.name == "a")
+        await #expect(throws: ActionError.self) {
+            _ = try await client.perform(FaultFeature.fail, .init(message: "typed failure"))
+        }
+        do {
+            _ = try await client.perform(FaultFeature.fail, .init(message: "typed failure"))
+        } catch let error as ActionError {
+            #expect(error.code == .actionFailed)
+            #expect(error.message == "typed failure")
+        }
+        await client.close()
+    }
+
+    @Test func callbacksRunOnTheChosenQueue() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: coordinator)
+        let client = try makeClient(bus)
+        let queue = DispatchQueue(label: "caller-chosen")
+        let key = DispatchSpecificKey<String>()
+        queue.setSpecific(key: key, value: "caller-chosen")
+        let (onQueue, output) = await withCheckedContinuation { continuation in
+            client.perform(EchoFeature.say, .init(text: "cb"), completionQueue: queue) { outcome in
+                continuation.resume(returning: (DispatchQueue.getSpecific(key: key) == "caller-chosen", outcome.output?.text))
+            }
+        }
+        #expect(onQueue)
+        #expect(output == "cb")
+        await client.close()
+    }
+
+    @Test func thousandsOfRequestsInFlightOnOneClient() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: coordinator, ["--credits", "256"])
+        try bus.startWorker("w2", coordinator: coordinator, ["--credits", "256"])
+        let client = try makeClient(bus)
+        let count = 3000
+        let outcomes = try await withThrowingTaskGroup(of: WireOutcome.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    try await client.perform(action: "Echo.say", input: Array(#"{"text":"\#(index)"}"#.utf8))
+                }
+            }
+            return try await group.reduce(into: [WireOutcome]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == count)
+        #expect(outcomes.allSatisfy { $0.isSuccess })
+        #expect(Set(outcomes.map(\.requestID)).count == count)
+        await client.close()
+    }
+
+    @Test func outcomeStreamFiltersByActionAndReportsSequence() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: coordinator)
+        let client = try makeClient(bus)
+        let stream = try await client.outcomes(action: "Math.fibonacci")
+        _ = try await client.perform(action: "Echo.say", input: Array(#"{"text":"ignored"}"#.utf8))
+        for n in [10, 20] {
+            _ = try await client.perform(action: "Math.fibonacci", input: Array(#"{"n":\#(n)}"#.utf8))
+        }
+        var received: [StreamedOutcome] = []
+        for await event in stream {
+            received.append(event)
+            if received.count == 2 { break }
+        }
+        #expect(received.map(\.outcome.action) == ["Math.fibonacci", "Math.fibonacci"])
+        #expect(received.map(\.sequence) == [1, 2])
+        #expect(received.allSatisfy { $0.missed == 0 })
+        await client.close()
+    }
+}

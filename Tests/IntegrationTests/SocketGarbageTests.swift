@@ -1,0 +1,63 @@
+import ActionWire
+import Foundation
+import Testing
+import ZeroMQ
+
+/// Raw frames thrown at a coordinator process: it answers what it can identify and drops the
+/// rest, and keeps serving.
+@Suite("Coordinator under bad input", .serialized, .timeLimit(.minutes(2)))
+struct SocketGarbageTests {
+    @Test func malformedAndForeignMessagesGetErrorsOrAreDropped() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--max-message-bytes", "65536"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let context = try ZMQContext()
+        let dealer = try Socket(context, type: .dealer)
+        defer { dealer.close() }
+        try dealer.setOption(.receiveTimeout, 5000)
+        try dealer.connect(bus.clients)
+
+        func reply(to frames: [[UInt8]]) throws -> ClientReply {
+            try dealer.send(Multipart(frames))
+            let received = try dealer.receiveMultipart()
+            return try ClientReply.decode(WireFrameList(received.frames))
+        }
+        var header = WireHeader.bytes(.perform)
+        let perform: [[UInt8]] = [header, Array("g:1".utf8), Array("Echo.say".utf8), [], [0, 0, 0, 0],
+                                  Array("application/json".utf8), Array(#"{"text":"x"}"#.utf8)]
+
+        // A wrong protocol version is named as such.
+        header[4] = 9
+        guard case .error(_, let versionCode, _) = try reply(to: [header] + perform.dropFirst()) else {
+            Issue.record("no error for a wrong version")
+            return
+        }
+        #expect(versionCode == BusErrorCode.unsupportedVersion)
+
+        // Truncated, unknown command, bad UTF-8: malformedRequest.
+        let truncated = try reply(to: Array(perform.prefix(3)))
+        let unknown = try reply(to: [WireHeader.signature + [1, 0x7E]])
+        var badName = perform
+        badName[2] = [0xC3, 0x28, 0x2E, 0x61]
+        let badUTF8 = try reply(to: badName)
+        for answer in [truncated, unknown, badUTF8] {
+            guard case .error(_, let code, _) = answer else {
+                Issue.record("expected an ERROR, got \(answer)")
+                continue
+            }
+            #expect(code == BusErrorCode.malformedRequest)
+        }
+
+        // Foreign garbage is dropped without an answer; an oversize frame is cut off by libzmq.
+        for _ in 0..<200 {
+            let frames = (0..<Int.random(in: 1...5)).map { _ in (0..<Int.random(in: 0...40)).map { _ in UInt8.random(in: 0...255) } }
+            try dealer.send(Multipart(frames), options: .dontWait)
+        }
+        try dealer.send(Multipart([[UInt8](repeating: 0x41, count: 200_000)]), options: .dontWait)
+
+        // The coordinator still serves a valid request afterwards.
+        let ok = try bus.perform("Echo.say", ["--input", #"{"text":"alive"}"#, "--json"])
+        #expect(ok.process.terminationStatus == 0, "\(ok.stderr)")
+        #expect(coordinator.process.isRunning)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Locking
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `actionbus` process started by a test, with its output captured to files.
+final class BusProcess: @unchecked Sendable {
+    let name: String
+    let process = Process()
+    let stdoutURL: URL
+    let stderrURL: URL
+
+    init(name: String, arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+        self.name = name
+        stdoutURL = directory.appendingPathComponent("\(name).out")
+        stderrURL = directory.appendingPathComponent("\(name).err")
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        process.executableURL = BusProcess.executable
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardInput = FileHandle.nullDevice
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+
+    /// Sends a signal to the process by PID.
+    func signal(_ number: Int32) {
+        if process.isRunning { kill(pid, number) }
+    }
+
+    /// Waits for the process to exit, up to `timeout`; returns its status, or nil if it still runs.
+    @discardableResult
+    func waitForExit(timeout: Duration = .seconds(30)) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// The `actionbus` binary built beside the test bundle.
+    static let executable: URL = {
+        let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        return directory.appendingPathComponent("actionbus")
+    }()
+}
+
+/// The processes of one test: started with free ports, killed by PID when the test ends.
+final class BusFixture: @unchecked Sendable {
+    let directory: URL
+    let clientsPort: Int, workersPort: Int, outcomesPort: Int
+    private let processes = Locked<[BusProcess]>([])
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("actionbus-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        clientsPort = try freeLoopbackPort()
+        workersPort = try freeLoopbackPort()
+        outcomesPort = try freeLoopbackPort()
+    }
+
+    deinit {
+        stopAll()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var clients: String { "tcp://127.0.0.1:\(clientsPort)" }
+    var workers: String { "tcp://127.0.0.1:\(workersPort)" }
+    var outcomes: String { "tcp://127.0.0.1:\(outcomesPort)" }
+
+    /// Starts `actionbus` with `arguments`.
+    @discardableResult
+    func start(_ name: String, _ arguments: [String]) throws -> BusProcess {
+        let process = try BusProcess(name: name, arguments: arguments, directory: directory)
+        processes.withLock { $0.append(process) }
+        return process
+    }
+
+    /// Starts a coordinator and waits until it accepts connections.
+    @discardableResult
+    func startCoordinator(_ extra: [String] = []) throws -> BusProcess {
+        let coordinator = try start("coordinator", ["coordinator", "--clients", clients, "--workers", workers, "--outcomes", outcomes] + extra)
+        try expect(waitUntil { coordinator.stderr.contains("coordinator listening") }, "coordinator did not start: \(coordinator.stderr)")
+        return coordinator
+    }
+
+    /// Starts a worker named `name` and waits until the coordinator has registered it.
+    @discardableResult
+    func startWorker(_ name: String, coordinator: BusProcess, _ extra: [String] = []) throws -> BusProcess {
+        let worker = try start(name, ["worker", "--coordinator", workers, "--name", name] + extra)
+        try expect(waitUntil { coordinator.stderr.contains("worker.name=\(name) [ActionCoordinator] worker registered") },
+                   "worker \(name) did not register: \(worker.stderr)")
+        return worker
+    }
+
+    /// Runs `actionbus perform` to completion and returns the process.
+    func perform(_ action: String, _ extra: [String] = [], timeout: Duration = .seconds(60)) throws -> BusProcess {
+        let process = try start("perform-\(UUID().uuidString.prefix(6))", ["perform", action, "--coordinator", clients] + extra)
+        try expect(process.waitForExit(timeout: timeout) != nil, "perform \(action) did not finish")
+        return process
+    }
+
+    /// Kills every process this fixture started, by PID.
+    func stopAll() {
+        for process in processes.withLock({ $0 }) where process.process.isRunning {
+            process.signal(SIGKILL)
+            process.waitForExit(timeout: .seconds(5))
+        }
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+}
+
+func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw FixtureError(description: message()) }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func waitUntil(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return try condition()
+}
+
+/// One line of `--json` output.
+struct OutcomeLine: Decodable {
+    struct ErrorInfo: Decodable { let code: String; let message: String }
+    let request: String
+    let action: String
+    let session: String
+    let outcome: String
+    let output: [String: JSONValue]?
+    let error: ErrorInfo?
+    let worker: String
+    let closeActionStack: Bool
+    let sequence: UInt64?
+
+    static func parse(_ lines: [String]) throws -> [OutcomeLine] {
+        try lines.map { try JSONDecoder().decode(OutcomeLine.self, from: Data($0.utf8)) }
+    }
+}
+
+/// A JSON scalar from an action's output.
+enum JSONValue: Decodable, Equatable {
+    case number(Double), string(String), bool(Bool)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Double.self) { self = .number(number) }
+        else if let bool = try? container.decode(Bool.self) { self = .bool(bool) }
+        else { self = .string(try container.decode(String.self)) }
+    }
+
+    var number: Double? { if case .number(let value) = self { return value } else { return nil } }
+    var string: String? { if case .string(let value) = self { return value } else { return nil } }
+}
