@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ActionWire", targets: ["ActionWire"]),
         .library(name: "ExampleFeatures", targets: ["ExampleFeatures"]),
         .executable(name: "actionbus", targets: ["actionbus"]),
+        .executable(name: "custom-worker", targets: ["CustomWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -77,6 +78,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "CustomWorker",
+            dependencies: ["ActionCore", "ActionWorker"],
+            path: "Examples/CustomWorker"
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
         .testTarget(
@@ -89,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["actionbus", "ActionClient", "ActionCore", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"]
+            dependencies: ["actionbus", "CustomWorker", "ActionClient", "ActionCore", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"]
         ),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
     ],

@@ -3,9 +3,12 @@ public enum MajordomoDialect: Hashable, Sendable {
     /// ZeroMQ RFC 18 (MDP/0.2) from a DEALER: `"MDPC02"`, REQUEST `0x01`, service, body;
     /// replies PARTIAL `0x02` / FINAL `0x03` carry the service name.
     case rfc18
-    /// The Python `majortomo` 0.2.0 client (and REQ sockets): an empty frame first, REQUEST
-    /// `0x02`; replies `"", "MDPC02", 0x03/0x04, body` with no service frame.
+    /// The Python `majortomo` 0.2.0 client: an empty frame first, REQUEST `0x02`; replies
+    /// `"", "MDPC02", 0x03/0x04, body` with no service frame.
     case delimited
+    /// RFC 18 commands from a REQ socket (which adds the empty frame): REQUEST `0x01`; replies
+    /// `"", "MDPC02", 0x03, service, body`.
+    case rfc18Delimited
 }
 
 /// A Majordomo (MDP/0.2) client request on the clients socket.
@@ -35,15 +38,19 @@ public struct MajordomoRequest: Hashable, Sendable {
         guard matches(frames, at: start) else {
             throw WireError(.badSignature, "not a Majordomo MDPC02 message")
         }
-        let dialect: MajordomoDialect = frames.frame(at: start).isEmpty ? .delimited : .rfc18
-        var index = start + (dialect == .delimited ? 2 : 1)
+        let delimited = frames.frame(at: start).isEmpty
+        var index = start + (delimited ? 2 : 1)
         guard index + 1 < frames.count else {
             throw WireError(.truncated, "Majordomo request needs a command and a service")
         }
         let command = frames.frame(at: index)
-        let expected: UInt8 = dialect == .rfc18 ? 0x01 : 0x02
-        guard command.count == 1, command.first == expected else {
-            throw WireError(.unknownCommand, "Majordomo client command \(Array(command)) is not REQUEST (0x0\(expected))")
+        let dialect: MajordomoDialect
+        switch (delimited, command.count == 1 ? command.first : nil) {
+        case (false, 0x01): dialect = .rfc18
+        case (true, 0x02): dialect = .delimited
+        case (true, 0x01): dialect = .rfc18Delimited
+        default:
+            throw WireError(.unknownCommand, "Majordomo client command \(Array(command)) is not REQUEST")
         }
         index += 1
         let serviceBytes = frames.frame(at: index)
@@ -75,6 +82,11 @@ public struct MajordomoRequest: Hashable, Sendable {
             writer.appendEmpty()
             writer.append(clientHeader)
             writer.append([0x04])
+        case .rfc18Delimited:
+            writer.appendEmpty()
+            writer.append(clientHeader)
+            writer.append([0x03])
+            writer.append(service)
         }
         writer.append(body)
     }

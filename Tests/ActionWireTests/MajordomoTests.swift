@@ -28,11 +28,20 @@ struct MajordomoTests {
         #expect(reply.frames == [[], Self.header, [0x04], [0x7B, 0x7D]])
     }
 
+    @Test func rfc18FromAReqSocket() throws {
+        let frames = WireFrameList([[0xAA], [], Self.header, [0x01], Self.service, Self.body])
+        let request = try MajordomoRequest.decode(frames, at: 1)
+        #expect(request.dialect == .rfc18Delimited)
+        var reply = WireFrameList()
+        MajordomoRequest.encodeFinalReply(dialect: .rfc18Delimited, service: "Echo.say", body: [0x7B, 0x7D], into: &reply)
+        #expect(reply.frames == [[], Self.header, [0x03], Self.service, [0x7B, 0x7D]])
+    }
+
     @Test func badMajordomoRequestsAreRejected() {
         let cases: [[[UInt8]]] = [
             [[0xAA], Self.header],
             [[0xAA], Self.header, [0x02], Self.service],
-            [[0xAA], [], Self.header, [0x01], Self.service],
+            [[0xAA], [], Self.header, [0x03], Self.service],
             [[0xAA], Self.header, [0x01], [], Self.body],
             [[0xAA], Self.header, [0x01], Self.service, Self.body, Self.body],
             [[0xAA], Array("MDPW02".utf8), [0x01], Self.service],

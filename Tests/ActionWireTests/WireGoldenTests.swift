@@ -131,5 +131,7 @@ struct WireGoldenTests {
         #expect(OutcomeTopic.scope(feature: nil, action: "Echo.say", session: nil) == .action)
         #expect(OutcomeTopic.scope(feature: "Echo", action: nil, session: "s") == .sessionFeature)
         #expect(OutcomeTopic.scope(feature: nil, action: nil, session: nil) == .all)
+        #expect(OutcomeTopic.scope(feature: nil, action: "say", session: nil) == .all)
+        #expect(OutcomeTopic.scope(feature: "Echo", action: "say", session: nil) == .action)
     }
 }
