@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ExampleFeatures", targets: ["ExampleFeatures"]),
         .executable(name: "actionbus", targets: ["actionbus"]),
         .executable(name: "custom-worker", targets: ["CustomWorker"]),
+        .executable(name: "actionbus-bench", targets: ["ActionBusBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -82,6 +83,14 @@ let package = Package(
             name: "CustomWorker",
             dependencies: ["ActionCore", "ActionWorker"],
             path: "Examples/CustomWorker"
+        ),
+        .executableTarget(
+            name: "ActionBusBenchmarks",
+            dependencies: [
+                "ActionClient", "ActionCoordinator", "ActionWire", "ActionWorker", "ExampleFeatures", "Locking", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ActionBusBenchmarks"
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
