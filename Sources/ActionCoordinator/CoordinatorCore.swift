@@ -256,6 +256,8 @@ public final class CoordinatorCore {
             }
             finish(requestID, with: outcome)
         }
+        // A removed request may have been holding back later requests of its session.
+        dispatch(now: now)
     }
 
     // MARK: Dispatch
@@ -283,7 +285,8 @@ public final class CoordinatorCore {
                 continue
             }
             waiting.remove(at: index)
-            send(requestID, to: worker, now: now)
+            // An unreachable worker was removed and everything redispatched; this pass is stale.
+            guard send(requestID, to: worker, now: now) else { return }
         }
     }
 
@@ -312,8 +315,9 @@ public final class CoordinatorCore {
         return chosen
     }
 
-    private func send(_ requestID: String, to worker: WorkerID, now: ContinuousClock.Instant) {
-        guard var pending = requests[requestID] else { return }
+    /// Returns `false` when the worker could not be reached and was removed.
+    private func send(_ requestID: String, to worker: WorkerID, now: ContinuousClock.Instant) -> Bool {
+        guard var pending = requests[requestID] else { return true }
         pending.placement = .running(on: worker)
         pending.deliveries += 1
         requests[requestID] = pending
@@ -324,7 +328,9 @@ public final class CoordinatorCore {
         request.timeoutMilliseconds = UInt32(clamping: max(1, remaining.roundedUpMilliseconds))
         if !outbox.send(.request(request), to: worker) {
             removeWorker(worker, countingDelivery: false, now: now)
+            return false
         }
+        return true
     }
 
     // MARK: Outcomes

@@ -28,6 +28,8 @@ final class WorkerDriver: IOLoopDriver {
     private var incoming = Multipart()
     private var outgoing = Multipart()
     private(set) var statistics = WorkerStatistics()
+    /// The delay before READY is tried again, while one could not be sent; `nil` when none is pending.
+    private var registrationRetryDelay: Duration?
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<WorkerDriver>, catalog: ActionCatalog,
@@ -80,16 +82,34 @@ final class WorkerDriver: IOLoopDriver {
     // MARK: Coordinator link
 
     private func register() {
-        statistics.registrations += 1
         let registration = WorkerRegistration(name: configuration.name, credits: configuration.credits, actions: catalog.actionNames)
-        send(.ready(registration))
+        if send(.ready(registration)) {
+            registrationRetryDelay = nil
+            statistics.registrations += 1
+        } else if registrationRetryDelay == nil {
+            // With IMMEDIATE nothing is queued until the connection is up, so the READY sent right
+            // after (re)connecting is refused: try again shortly, backing off to the heartbeat interval.
+            registrationRetryDelay = .milliseconds(5)
+            scheduleRegistrationRetry()
+        }
+    }
+
+    private func scheduleRegistrationRetry() {
+        guard let delay = registrationRetryDelay else { return }
+        runtime.schedule(after: delay) { [unowned self] in
+            guard let delay = registrationRetryDelay else { return }
+            registrationRetryDelay = min(delay * 2, configuration.heartbeatInterval)
+            register()
+            scheduleRegistrationRetry()
+        }
     }
 
     private func heartbeat() {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
         if ContinuousClock.now - lastHeard > expiry {
             reconnect()
-        } else {
+        } else if registrationRetryDelay == nil {
+            // While READY is pending, a heartbeat would only make the coordinator ask for it again.
             send(.heartbeat)
         }
     }
@@ -112,15 +132,18 @@ final class WorkerDriver: IOLoopDriver {
         register()
     }
 
-    private func send(_ message: WorkerMessage) {
+    @discardableResult
+    private func send(_ message: WorkerMessage) -> Bool {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         do {
             try socket.send(outgoing, options: .dontWait)
+            return true
         } catch {
             // With IMMEDIATE there is no queue while disconnected; the coordinator requeues
             // whatever this worker held when it expires, so a lost result is redelivered.
             logger.debug("send to coordinator failed", metadata: ["zmq.error": "\(error)"])
+            return false
         }
     }
 

@@ -1,0 +1,182 @@
+import ActionCoordinator
+import ActionCore
+import ActionWire
+import Foundation
+import Testing
+
+/// CANCEL, STACKS and the statistics.
+@Suite("Coordinator core: cancel, stacks, statistics")
+struct CoordinatorClientTests {
+    let w1 = WorkerID([0xA1])
+    let w2 = WorkerID([0xB2])
+
+    // MARK: Cancel
+
+    @Test func cancellingAQueuedRequestAnswersCancelledAndNeverRunsIt() throws {
+        let h = CoordinatorHarness()
+        h.perform("q")
+        h.send(.cancel(requestID: "q"))
+        let outcome = try #require(h.outcome("q"))
+        #expect(outcome.failureCode == BusErrorCode.cancelled)
+        #expect(h.core.statistics.queued == 0)
+        h.ready(w1)
+        #expect(h.requests(to: w1).isEmpty)
+        // Cancelling again, or performing again, answers from the table.
+        h.send(.cancel(requestID: "q"))
+        h.perform("q")
+        #expect(h.outcomes.filter { $0.requestID == "q" } == [outcome, outcome, outcome])
+        #expect(h.requests(to: w1).isEmpty)
+    }
+
+    @Test func cancellingARunningRequestTellsTheWorkerAndDiscardsItsResult() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        let running = h.perform("run")
+        h.perform("next")
+        h.send(.cancel(requestID: "run"))
+        #expect(h.outcome("run")?.failureCode == BusErrorCode.cancelled)
+        #expect(h.controlInstructions(to: w1) == [.cancel(requestID: "run")])
+        #expect(h.core.statistics.running == 0)
+        // The worker's credit stays out until it answers.
+        #expect(h.requestIDs(to: w1) == ["run"])
+
+        h.complete(running, on: w1)
+        #expect(h.outcomes.filter { $0.requestID == "run" }.count == 1)
+        #expect(h.core.statistics.lateResultsDiscarded == 1)
+        #expect(h.requestIDs(to: w1) == ["run", "next"])
+    }
+
+    @Test func cancellingAnUnknownRequestIsAnError() {
+        let h = CoordinatorHarness()
+        h.send(.cancel(requestID: "nope"))
+        guard case .error(let requestID, let code, let message)? = h.replies.last else {
+            Issue.record("expected ERROR, got \(h.replies)")
+            return
+        }
+        #expect(requestID == "nope")
+        #expect(code == BusErrorCode.unknownRequest)
+        #expect(message.contains("nope"))
+    }
+
+    // MARK: Stacks
+
+    private func report(_ h: CoordinatorHarness, queryID: String, session: String = "") throws -> ActionStacksReport {
+        h.send(.stacks(queryID: queryID, session: session))
+        guard case .stacks(let answeredID, let json)? = h.replies.last else {
+            throw StackReplyMissing(replies: h.replies)
+        }
+        #expect(answeredID == queryID)
+        return try ActionStacksReport(jsonData: Data(json))
+    }
+
+    struct StackReplyMissing: Error { let replies: [ClientReply] }
+
+    @Test func aSessionsDocumentActionsStayOnOneWorkerAndFormOneStack() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        h.ready(w2)
+        let open = h.perform("open", action: "Documents.open", session: "doc")
+        let edit = h.perform("edit", action: "Documents.edit", session: "doc")
+        let host = h.requests(to: w1).isEmpty ? w2 : w1
+        #expect(h.requestIDs(to: host) == ["open", "edit"])
+        h.complete(open, on: host)
+        h.complete(edit, on: host)
+        let stacks = try report(h, queryID: "q1").stacks
+        #expect(stacks.count == 1)
+        #expect(stacks.first?.sessionName == "doc")
+        #expect(stacks.first?.featureName == "Documents")
+        #expect(stacks.first?.actionNames == ["Documents.open", "Documents.edit"])
+    }
+
+    @Test func aStackSpansWorkersWhenItsSessionMovesAndCloseRemovesIt() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let open = h.perform("open", action: "Documents.open", session: "doc")
+        #expect(h.requestIDs(to: w1) == ["open"])
+        h.complete(open, on: w1)
+        h.worker(w1, sends: .disconnect)
+
+        h.ready(w2)
+        let edit = h.perform("edit", action: "Documents.edit", session: "doc")
+        #expect(h.requestIDs(to: w2) == ["edit"])
+        h.complete(edit, on: w2)
+        // Another session's stack, to check the session filter.
+        let other = h.perform("other", action: "Echo.say", session: "chat")
+        h.complete(other, on: w2)
+
+        let all = try report(h, queryID: "all")
+        #expect(all.stacks.count == 2)
+        let doc = try report(h, queryID: "doc", session: "doc").stacks
+        #expect(doc.count == 1)
+        #expect(doc.first?.actionNames == ["Documents.open", "Documents.edit"])
+        #expect(doc.first?.entries.map(\.outcome) == [.success(), .success()])
+
+        let close = h.perform("close", action: "Documents.close", session: "doc")
+        h.complete(close, on: w2, closeActionStack: true)
+        #expect(try report(h, queryID: "after", session: "doc").stacks.isEmpty)
+        #expect(try report(h, queryID: "rest").stacks.map(\.sessionName) == ["chat"])
+    }
+
+    @Test func failuresJoinTheStackAndRequestsWithoutSessionDoNot() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let fail = h.perform("f", action: "Documents.edit", session: "doc")
+        h.core.received(.result(WireOutcome(
+            requestID: fail.requestID, action: fail.action, session: "doc", worker: "w",
+            closeActionStack: false, result: .failure(code: "documentNotOpen", message: "no")
+        )), from: w1, now: h.t0)
+        let plain = h.perform("p", action: "Documents.open")
+        h.complete(plain, on: w1)
+        let stacks = try report(h, queryID: "q").stacks
+        #expect(stacks.count == 1)
+        #expect(stacks.first?.entries.map(\.outcome) == [.failure(ActionError.Code("documentNotOpen"))])
+    }
+
+    // MARK: Statistics
+
+    @Test func statisticsCountWhatHappened() {
+        let h = CoordinatorHarness { $0.maxQueued = 1; $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3 }
+        #expect(h.core.statistics == CoordinatorStatistics())
+        h.ready(w1, credits: 1)
+        h.ready(w2, credits: 1)
+        let a = h.perform("a")
+        let b = h.perform("b")
+        h.perform("c")
+        h.perform("d")                  // overloaded: c waits
+        h.perform("a")                  // duplicate while pending
+        var stats = h.core.statistics
+        #expect(stats.accepted == 3)
+        #expect(stats.overloaded == 1)
+        #expect(stats.duplicates == 1)
+        #expect(stats.workers == 2)
+        #expect(stats.running == 2)
+        #expect(stats.queued == 1)
+
+        let aHost = h.requestIDs(to: w1) == ["a"] ? w1 : w2
+        let bHost = aHost == w1 ? w2 : w1
+        h.worker(bHost, sends: .heartbeat, at: .seconds(3))
+        h.complete(a, on: aHost, at: .seconds(3))         // c runs on aHost
+        h.tick(at: .seconds(4))                          // aHost heard at 3: alive; bHost at 3: alive
+        h.tick(at: .milliseconds(6_500))                 // both silent since 3: expire, b and c requeue
+        stats = h.core.statistics
+        #expect(stats.completed == 1)                    // a; d's refusal is counted as overloaded only
+        #expect(stats.workersExpired == 2)
+        #expect(stats.redelivered == 2)
+        #expect(stats.workers == 0)
+        #expect(stats.queued == 2)
+        #expect(stats.running == 0)
+
+        h.complete(b, on: bHost, at: .seconds(7))
+        h.core.recordMalformed(fromWorker: true)
+        h.core.recordMalformed(fromWorker: false)
+        h.core.recordMalformed(fromWorker: false)
+        h.core.recordUndeliverableReply()
+        h.core.recordStreamSendFailure()
+        stats = h.core.statistics
+        #expect(stats.lateResultsDiscarded == 1)
+        #expect(stats.malformedWorkerMessages == 1)
+        #expect(stats.malformedClientMessages == 2)
+        #expect(stats.undeliverableReplies == 1)
+        #expect(stats.streamSendFailures == 1)
+    }
+}

@@ -1,0 +1,219 @@
+import ActionCoordinator
+import ActionWire
+import Testing
+
+/// Deadlines, dead and departing workers, redelivery and poisoning.
+@Suite("Coordinator core: failures")
+struct CoordinatorFailureTests {
+    let w1 = WorkerID([0xA1])
+    let w2 = WorkerID([0xB2])
+    let w3 = WorkerID([0xC3])
+
+    @Test func aQueuedRequestNobodyServesFailsNoWorkerAtItsDeadline() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, actions: ["Math.fibonacci"])
+        h.perform("r", action: "Echo.say", timeoutMilliseconds: 500)
+        h.tick(at: .milliseconds(499))
+        #expect(h.outcome("r") == nil)
+        h.tick(at: .milliseconds(501))
+        let outcome = try #require(h.outcome("r"))
+        #expect(outcome.failureCode == BusErrorCode.noWorker)
+        #expect(outcome.failureMessage?.contains("Math.fibonacci") == true)
+        #expect(outcome.worker == "")
+        #expect(h.core.statistics.queued == 0)
+        #expect(h.core.statistics.completed == 1)
+    }
+
+    @Test func aQueuedRequestWhoseWorkersAreBusyTimesOut() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        h.perform("busy", timeoutMilliseconds: 60_000)
+        h.perform("waits", timeoutMilliseconds: 500)
+        h.tick(at: .seconds(1))
+        #expect(h.outcome("waits")?.failureCode == BusErrorCode.timedOut)
+        #expect(h.outcome("busy") == nil)
+    }
+
+    @Test func aRunningRequestPastDeadlineAndGraceTimesOutAndItsLateResultIsDiscarded() throws {
+        let h = CoordinatorHarness { $0.deadlineGrace = .seconds(2) }
+        h.ready(w1, credits: 1)
+        let request = h.perform("slow", timeoutMilliseconds: 1_000)
+        h.perform("next")
+        #expect(h.requestIDs(to: w1) == ["slow"])
+
+        // Past the deadline but within the grace: the worker may still answer.
+        h.worker(w1, sends: .heartbeat, at: .milliseconds(2_500))
+        h.tick(at: .milliseconds(2_900))
+        #expect(h.outcome("slow") == nil)
+        h.tick(at: .milliseconds(3_001))
+        let outcome = try #require(h.outcome("slow"))
+        #expect(outcome.failureCode == BusErrorCode.timedOut)
+        #expect(h.core.statistics.running == 0)
+        // The worker's credit stays out until it answers.
+        #expect(h.requestIDs(to: w1) == ["slow"])
+
+        h.worker(w1, sends: .heartbeat, at: .milliseconds(3_100))
+        h.complete(request, on: w1, at: .milliseconds(3_200))
+        #expect(h.core.statistics.lateResultsDiscarded == 1)
+        #expect(h.outcomes.filter { $0.requestID == "slow" }.count == 1)
+        #expect(h.events.filter { $0.outcome.requestID == "slow" }.count == 2)
+        // The returned credit lets the next request run.
+        #expect(h.requestIDs(to: w1) == ["slow", "next"])
+    }
+
+    @Test func heartbeatsGoToEachWorkerEveryInterval() {
+        let h = CoordinatorHarness { $0.heartbeatInterval = .seconds(1) }
+        h.ready(w1)
+        h.tick(at: .milliseconds(500))
+        #expect(h.controlInstructions(to: w1).isEmpty)
+        h.tick(at: .milliseconds(1_000))
+        #expect(h.controlInstructions(to: w1) == [.heartbeat])
+        h.tick(at: .milliseconds(1_500))
+        #expect(h.controlInstructions(to: w1) == [.heartbeat])
+        h.worker(w1, sends: .heartbeat, at: .milliseconds(1_900))
+        h.tick(at: .milliseconds(2_000))
+        #expect(h.controlInstructions(to: w1) == [.heartbeat, .heartbeat])
+    }
+
+    @Test func aWorkerHeardFromStaysAlive() {
+        let h = CoordinatorHarness { $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3 }
+        h.ready(w1)
+        for second in 1...10 {
+            h.worker(w1, sends: .heartbeat, at: .seconds(second))
+            h.tick(at: .seconds(second) + .milliseconds(500))
+        }
+        #expect(h.core.statistics.workers == 1)
+        #expect(h.core.statistics.workersExpired == 0)
+    }
+
+    @Test func aSilentWorkerExpiresAndItsRequestsMoveToAnotherWorker() {
+        let h = CoordinatorHarness { $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3 }
+        h.ready(w1, credits: 10)
+        let requests = (1...3).map { h.perform("r\($0)", session: "s") }
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
+        h.ready(w2, credits: 10, at: .seconds(2))
+
+        h.worker(w2, sends: .heartbeat, at: .seconds(3))
+        h.tick(at: .milliseconds(3_000))
+        #expect(h.core.statistics.workers == 2)
+        h.tick(at: .milliseconds(3_001))
+        #expect(h.core.statistics.workers == 1)
+        #expect(h.core.statistics.workersExpired == 1)
+        #expect(h.core.statistics.redelivered == 3)
+        // Redelivered in acceptance order, to the survivor, which now hosts the session.
+        #expect(h.requestIDs(to: w2) == ["r1", "r2", "r3"])
+        for request in requests { h.complete(request, on: w2, at: .seconds(4)) }
+        #expect(h.outcomes.map(\.requestID) == ["r1", "r2", "r3"])
+        #expect(h.outcomes.allSatisfy { $0.worker == "worker-\(w2)" })
+
+        // A result from the dead worker arrives late: discarded, and it must register again.
+        h.complete(requests[0], on: w1, at: .seconds(5))
+        #expect(h.core.statistics.lateResultsDiscarded == 1)
+        #expect(h.controlInstructions(to: w1).last == .disconnect)
+        #expect(h.outcomes.count == 3)
+    }
+
+    @Test func aRequestWhoseWorkersKeepDyingIsPoisoned() throws {
+        let h = CoordinatorHarness {
+            $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3; $0.maxDeliveries = 3
+            $0.defaultTimeout = .seconds(600)
+        }
+        h.perform("deadly")
+        var clock: Duration = .zero
+        for (death, worker) in [w1, w2, w3].enumerated() {
+            h.ready(worker, at: clock)
+            #expect(h.requestIDs(to: worker) == ["deadly"], "delivery \(death + 1)")
+            clock += .seconds(4)
+            h.tick(at: clock)
+            #expect(h.core.statistics.workersExpired == death + 1)
+        }
+        let outcome = try #require(h.outcome("deadly"))
+        #expect(outcome.failureCode == BusErrorCode.poisoned)
+        #expect(outcome.failureMessage?.contains("3 times") == true)
+        #expect(h.core.statistics.redelivered == 2)
+        #expect(h.core.statistics.queued == 0)
+        #expect(h.core.statistics.running == 0)
+        // A fourth worker never sees it.
+        let w4 = WorkerID([0xD4])
+        h.ready(w4, at: clock)
+        #expect(h.requests(to: w4).isEmpty)
+    }
+
+    @Test func aMessageFromAnUnknownWorkerIsAnsweredWithDisconnect() {
+        let h = CoordinatorHarness()
+        h.worker(w1, sends: .heartbeat)
+        #expect(h.controlInstructions(to: w1) == [.disconnect])
+        let stray = WireOutcome(
+            requestID: "x", action: "Echo.say", session: "", worker: "w", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: [])
+        )
+        h.worker(w1, sends: .result(stray))
+        #expect(h.controlInstructions(to: w1) == [.disconnect, .disconnect])
+        #expect(h.core.statistics.lateResultsDiscarded == 1)
+        #expect(h.outcomes.isEmpty)
+        // Its DISCONNECT needs no answer.
+        h.worker(w1, sends: .disconnect)
+        #expect(h.controlInstructions(to: w1) == [.disconnect, .disconnect])
+        #expect(h.core.statistics.workers == 0)
+    }
+
+    @Test func aResultForARequestTheWorkerDoesNotHoldIsDiscarded() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        h.ready(w2, credits: 1)
+        let request = h.perform("r")
+        let holder = h.requests(to: w1).isEmpty ? w2 : w1
+        let other = holder == w1 ? w2 : w1
+        h.complete(request, on: other)
+        #expect(h.outcome("r") == nil)
+        #expect(h.core.statistics.lateResultsDiscarded == 1)
+        h.complete(request, on: holder)
+        #expect(h.outcome("r")?.isSuccess == true)
+    }
+
+    @Test func aDepartingWorkersRequestsAreRequeuedWithoutCountingADelivery() throws {
+        let h = CoordinatorHarness { $0.maxDeliveries = 1 }
+        h.ready(w1, credits: 5)
+        let request = h.perform("r", session: "s")
+        h.worker(w1, sends: .disconnect, at: .seconds(1))
+        #expect(h.core.statistics.workers == 0)
+        #expect(h.core.statistics.queued == 1)
+        #expect(h.core.statistics.redelivered == 1)
+        #expect(h.controlInstructions(to: w1).isEmpty)
+
+        // With maxDeliveries 1, one counted death would have poisoned it.
+        h.ready(w2, credits: 5, at: .seconds(2))
+        #expect(h.requestIDs(to: w2) == ["r"])
+        h.worker(w2, sends: .disconnect, at: .seconds(3))
+        h.ready(w3, credits: 5, at: .seconds(4))
+        #expect(h.requestIDs(to: w3) == ["r"])
+        h.complete(request, on: w3, at: .seconds(5))
+        #expect(h.outcome("r")?.isSuccess == true)
+    }
+
+    @Test func registeringAgainRequeuesWhatTheWorkerHeld() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        h.perform("r1")
+        h.perform("r2")
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        // Restarted under the same identity: it lost r1, which goes to it again, first.
+        h.ready(w1, credits: 1, at: .seconds(1))
+        #expect(h.requestIDs(to: w1) == ["r1", "r1"])
+        #expect(h.core.statistics.redelivered == 1)
+        #expect(h.core.statistics.workers == 1)
+        #expect(h.core.statistics.queued == 1)
+    }
+
+    @Test func aSessionBlockedBehindAnUnservableRequestMovesOnWhenThatRequestExpires() {
+        let h = CoordinatorHarness()
+        h.ready(w1, actions: ["Echo.say"])
+        h.perform("blocker", action: "Math.fibonacci", session: "s", timeoutMilliseconds: 100)
+        h.perform("after", action: "Echo.say", session: "s", timeoutMilliseconds: 10_000)
+        #expect(h.requests(to: w1).isEmpty)
+        h.tick(at: .milliseconds(200))
+        #expect(h.outcome("blocker")?.failureCode == BusErrorCode.noWorker)
+        // Nothing else happens on the bus, yet the session's next request must run now.
+        #expect(h.requestIDs(to: w1) == ["after"])
+    }
+}

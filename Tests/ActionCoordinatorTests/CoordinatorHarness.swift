@@ -1,0 +1,179 @@
+import ActionCoordinator
+import ActionWire
+import Logging
+
+/// A ``CoordinatorOutbox`` that records everything the core decides.
+final class RecordingOutbox: CoordinatorOutbox {
+    /// Replies to clients, in order.
+    private(set) var replies: [(reply: ClientReply, client: ClientAddress)] = []
+    /// Instructions to workers, in order (including ones to unreachable workers).
+    private(set) var instructions: [(instruction: WorkerInstruction, worker: WorkerID)] = []
+    /// Outcome-stream messages, in order.
+    private(set) var stream: [StreamMessage] = []
+    /// Workers whose sends fail, as if their connection were gone.
+    var unreachable: Set<WorkerID> = []
+
+    func send(_ reply: ClientReply, to client: ClientAddress) {
+        replies.append((reply, client))
+    }
+
+    func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
+        instructions.append((instruction, worker))
+        return !unreachable.contains(worker)
+    }
+
+    func publish(_ message: StreamMessage) {
+        stream.append(message)
+    }
+}
+
+/// A ``CoordinatorCore`` driven by hand with synthetic instants.
+final class CoordinatorHarness {
+    static let echo = "Echo.say"
+    static let exampleActions = ["Echo.say", "Sequence.next", "Documents.open", "Documents.edit", "Documents.close"]
+
+    let outbox = RecordingOutbox()
+    let core: CoordinatorCore
+    let configuration: CoordinatorConfiguration
+    /// The test's time origin; every input is stamped relative to it.
+    let t0 = ContinuousClock.now
+    let client = ClientAddress(routingID: [0xC1])
+    private var requestNumber = 0
+
+    init(configure: (inout CoordinatorConfiguration) -> Void = { _ in }) {
+        var configuration = CoordinatorConfiguration()
+        configure(&configuration)
+        self.configuration = configuration
+        var logger = Logger(label: "test.coordinator")
+        logger.logLevel = .critical
+        core = CoordinatorCore(configuration: configuration, outbox: outbox, logger: logger)
+    }
+
+    func at(_ offset: Duration) -> ContinuousClock.Instant { t0 + offset }
+
+    // MARK: Inputs
+
+    /// A request with a fresh id unless one is given.
+    func request(
+        _ id: String? = nil, action: String = echo, session: String = "", timeoutMilliseconds: UInt32 = 0,
+        input: String = #"{"text":"hi"}"#
+    ) -> WireRequest {
+        requestNumber += 1
+        return WireRequest(
+            requestID: id ?? "r\(requestNumber)", action: action, session: session,
+            timeoutMilliseconds: timeoutMilliseconds, input: Array(input.utf8)
+        )
+    }
+
+    @discardableResult
+    func perform(
+        _ id: String? = nil, action: String = echo, session: String = "", timeoutMilliseconds: UInt32 = 0,
+        from client: ClientAddress? = nil, at offset: Duration = .zero
+    ) -> WireRequest {
+        let request = request(id, action: action, session: session, timeoutMilliseconds: timeoutMilliseconds)
+        core.received(.perform(request), from: client ?? self.client, now: at(offset))
+        return request
+    }
+
+    func send(_ message: ClientMessage, from client: ClientAddress? = nil, at offset: Duration = .zero) {
+        core.received(message, from: client ?? self.client, now: at(offset))
+    }
+
+    func ready(_ worker: WorkerID, name: String? = nil, credits: UInt32 = 10, actions: [String] = exampleActions, at offset: Duration = .zero) {
+        let registration = WorkerRegistration(name: name ?? "worker-\(worker)", credits: credits, actions: actions)
+        core.received(.ready(registration), from: worker, now: at(offset))
+    }
+
+    func worker(_ worker: WorkerID, sends message: WorkerMessage, at offset: Duration = .zero) {
+        core.received(message, from: worker, now: at(offset))
+    }
+
+    /// The worker answers `request` with a success (or the given result).
+    func complete(
+        _ request: WireRequest, on worker: WorkerID, output: String = #"{"ok":true}"#,
+        closeActionStack: Bool = false, at offset: Duration = .zero
+    ) {
+        let outcome = WireOutcome(
+            requestID: request.requestID, action: request.action, session: request.session,
+            worker: "worker-\(worker)", closeActionStack: closeActionStack,
+            result: .success(contentType: WireRequest.json, output: Array(output.utf8))
+        )
+        core.received(.result(outcome), from: worker, now: at(offset))
+    }
+
+    func tick(at offset: Duration) {
+        core.tick(now: at(offset))
+    }
+
+    // MARK: Observations
+
+    /// The REQUESTs sent to `worker`, in order.
+    func requests(to worker: WorkerID) -> [WireRequest] {
+        outbox.instructions.compactMap { entry in
+            guard entry.worker == worker, case .request(let request) = entry.instruction else { return nil }
+            return request
+        }
+    }
+
+    /// The ids of the REQUESTs sent to `worker`, in order.
+    func requestIDs(to worker: WorkerID) -> [String] { requests(to: worker).map(\.requestID) }
+
+    /// Every REQUEST sent, to any worker.
+    var allRequests: [(request: WireRequest, worker: WorkerID)] {
+        outbox.instructions.compactMap { entry in
+            guard case .request(let request) = entry.instruction else { return nil }
+            return (request, entry.worker)
+        }
+    }
+
+    /// The non-REQUEST instructions sent to `worker`.
+    func controlInstructions(to worker: WorkerID) -> [WorkerInstruction] {
+        outbox.instructions.filter { entry in
+            if case .request = entry.instruction { return false }
+            return entry.worker == worker
+        }.map(\.instruction)
+    }
+
+    /// Every reply to the default client.
+    var replies: [ClientReply] { outbox.replies.filter { $0.client == client }.map(\.reply) }
+
+    /// The OUTCOMEs sent to any client, in order.
+    var outcomes: [WireOutcome] {
+        outbox.replies.compactMap { entry in
+            guard case .outcome(let outcome) = entry.reply else { return nil }
+            return outcome
+        }
+    }
+
+    /// The OUTCOME for `requestID`, if one was sent.
+    func outcome(_ requestID: String) -> WireOutcome? { outcomes.first { $0.requestID == requestID } }
+
+    /// The ACCEPTED replies, by request id.
+    var acceptedIDs: [String] {
+        outbox.replies.compactMap { entry in
+            guard case .accepted(let requestID) = entry.reply else { return nil }
+            return requestID
+        }
+    }
+
+    /// The EVENTs published, in order.
+    var events: [(topic: [UInt8], sequences: OutcomeSequences, outcome: WireOutcome)] {
+        outbox.stream.compactMap { message in
+            guard case .event(let topic, let sequences, let outcome) = message else { return nil }
+            return (topic, sequences, outcome)
+        }
+    }
+}
+
+extension WireOutcome {
+    /// The failure code, or `nil` for a success.
+    var failureCode: String? {
+        if case .failure(let code, _) = result { return code }
+        return nil
+    }
+
+    var failureMessage: String? {
+        if case .failure(_, let message) = result { return message }
+        return nil
+    }
+}

@@ -1,0 +1,177 @@
+import ActionCoordinator
+import ActionWire
+import Testing
+
+/// Outcomes, the outcome stream, duplicates and the queue bound.
+@Suite("Coordinator core: outcomes")
+struct CoordinatorOutcomeTests {
+    let w1 = WorkerID([0xA1])
+    let w2 = WorkerID([0xB2])
+
+    @Test func resultIsForwardedAndPublishedUnderBothTopics() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let request = h.perform("c1:1", action: "Documents.open", session: "doc")
+        h.complete(request, on: w1, output: #"{"name":"a","text":""}"#)
+
+        let outcome = try #require(h.outcome("c1:1"))
+        #expect(outcome.action == "Documents.open")
+        #expect(outcome.session == "doc")
+        #expect(outcome.worker == "worker-\(w1)")
+        #expect(outcome.result == .success(contentType: WireRequest.json, output: Array(#"{"name":"a","text":""}"#.utf8)))
+        #expect(h.replies == [.accepted(requestID: "c1:1"), .outcome(outcome)])
+
+        let events = h.events
+        #expect(events.count == 2)
+        let topics = OutcomeTopic.topics(for: outcome)
+        #expect(events.map(\.topic) == [topics.byAction, topics.bySession])
+        #expect(events.allSatisfy { $0.outcome == outcome })
+        #expect(events.allSatisfy { $0.sequences.values == [1, 1, 1, 1, 1, 1] })
+        // Subscribers filtering by feature, action or session match one of the two topics.
+        #expect(topics.byAction.starts(with: OutcomeTopic.prefix(action: "Documents.open")))
+        #expect(topics.bySession.starts(with: OutcomeTopic.prefix(feature: "Documents", session: "doc")))
+    }
+
+    @Test func sequenceNumbersAreGaplessPerScope() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 100)
+        // Interleave two sessions and two features.
+        let plan: [(String, String)] = [
+            ("a", "Echo.say"), ("b", "Echo.say"), ("a", "Documents.open"), ("a", "Echo.say"),
+            ("b", "Documents.open"), ("b", "Documents.open"), ("a", "Documents.open"), ("b", "Echo.say"),
+        ]
+        for (n, (session, action)) in plan.enumerated() {
+            let request = h.perform("q\(n)", action: action, session: session)
+            h.complete(request, on: w1)
+        }
+        let events = h.events
+        #expect(events.count == plan.count * 2)
+        // The two copies of an outcome carry the same numbers.
+        for pair in stride(from: 0, to: events.count, by: 2) {
+            #expect(events[pair].outcome == events[pair + 1].outcome)
+            #expect(events[pair].sequences == events[pair + 1].sequences)
+        }
+        let published = stride(from: 0, to: events.count, by: 2).map { events[$0] }
+        #expect(published.map { $0.sequences[.all] } == Array(1...UInt64(plan.count)))
+        for session in ["a", "b"] {
+            let mine = published.filter { $0.outcome.session == session }
+            #expect(mine.map { $0.sequences[.session] } == Array(1...UInt64(mine.count)), "session \(session)")
+            for action in ["Echo.say", "Documents.open"] {
+                let scoped = mine.filter { $0.outcome.action == action }
+                #expect(scoped.map { $0.sequences[.sessionAction] } == Array(1...UInt64(scoped.count)))
+                #expect(scoped.map { $0.sequences[.sessionFeature] } == Array(1...UInt64(scoped.count)))
+            }
+        }
+        for action in ["Echo.say", "Documents.open"] {
+            let scoped = published.filter { $0.outcome.action == action }
+            #expect(scoped.map { $0.sequences[.action] } == Array(1...UInt64(scoped.count)))
+            #expect(scoped.map { $0.sequences[.feature] } == Array(1...UInt64(scoped.count)))
+        }
+    }
+
+    @Test func failuresDecidedByTheCoordinatorArePublishedToo() throws {
+        let h = CoordinatorHarness { $0.maxQueued = 1 }
+        h.perform("queued", session: "s")
+        h.perform("over", session: "s")
+        // Refused before acceptance: the client gets the outcome, the stream does not.
+        #expect(h.outcome("over")?.failureCode == BusErrorCode.overloaded)
+        #expect(h.events.isEmpty)
+
+        let timed = CoordinatorHarness()
+        timed.perform("late", session: "s", timeoutMilliseconds: 100)
+        timed.tick(at: .milliseconds(150))
+        #expect(timed.outcome("late")?.failureCode == BusErrorCode.noWorker)
+        #expect(timed.events.count == 2)
+        #expect(timed.events.first?.sequences[.session] == 1)
+    }
+
+    @Test func duplicateWhilePendingIsAcceptedAgainAndNotSentTwice() {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let request = h.perform("dup")
+        h.perform("dup")
+        #expect(h.acceptedIDs == ["dup", "dup"])
+        #expect(h.requestIDs(to: w1) == ["dup"])
+        #expect(h.core.statistics.accepted == 1)
+        #expect(h.core.statistics.duplicates == 1)
+
+        // A retry from a new connection moves the answer there.
+        let elsewhere = ClientAddress(routingID: [0xC2])
+        h.perform("dup", from: elsewhere)
+        h.complete(request, on: w1)
+        let answered = h.outbox.replies.filter { if case .outcome = $0.reply { true } else { false } }
+        #expect(answered.map(\.client) == [elsewhere])
+    }
+
+    @Test func duplicateWhileQueuedIsNotQueuedTwice() {
+        let h = CoordinatorHarness()
+        h.perform("dup")
+        h.perform("dup")
+        #expect(h.core.statistics.queued == 1)
+        h.ready(w1)
+        #expect(h.requestIDs(to: w1) == ["dup"])
+    }
+
+    @Test func duplicateAfterCompletionGetsTheRecordedOutcome() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let request = h.perform("once")
+        h.complete(request, on: w1, output: #"{"text":"first"}"#)
+        let first = try #require(h.outcome("once"))
+
+        h.perform("once")
+        #expect(h.outcomes.filter { $0.requestID == "once" } == [first, first])
+        #expect(h.requestIDs(to: w1) == ["once"])
+        #expect(h.core.statistics.duplicates == 1)
+        #expect(h.core.statistics.accepted == 1)
+        #expect(h.core.statistics.completed == 1)
+        // Answered from the table: not published again.
+        #expect(h.events.count == 2)
+    }
+
+    @Test func completedRetentionBoundsTheTable() {
+        let h = CoordinatorHarness { $0.completedRetention = 2 }
+        h.ready(w1)
+        for n in 1...3 {
+            let request = h.perform("r\(n)")
+            h.complete(request, on: w1)
+        }
+        // r1 was evicted: it runs again; r3 is answered from the table.
+        h.perform("r3")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
+        h.perform("r1")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r1"])
+    }
+
+    @Test func aFullQueueAnswersOverloaded() throws {
+        let h = CoordinatorHarness { $0.maxQueued = 2 }
+        h.perform("q1")
+        h.perform("q2")
+        h.perform("q3")
+        #expect(h.acceptedIDs == ["q1", "q2"])
+        let refused = try #require(h.outcome("q3"))
+        #expect(refused.failureCode == BusErrorCode.overloaded)
+        #expect(refused.failureMessage?.contains("limit 2") == true)
+        #expect(h.core.statistics.overloaded == 1)
+        #expect(h.core.statistics.queued == 2)
+
+        // Running requests do not count against the queue bound.
+        h.ready(w1, credits: 2)
+        h.perform("q4")
+        h.perform("q5")
+        #expect(h.acceptedIDs == ["q1", "q2", "q4", "q5"])
+    }
+
+    @Test func pingIsAnsweredWithPong() {
+        let h = CoordinatorHarness()
+        h.send(.ping)
+        #expect(h.replies == [.pong])
+    }
+
+    @Test func subscriptionsAreConfirmedOnTheStream() {
+        let h = CoordinatorHarness()
+        let topic = OutcomeTopic.prefix(session: "s")
+        h.core.subscribed(topic: topic)
+        #expect(h.outbox.stream == [.subscribed(topic: topic)])
+    }
+}

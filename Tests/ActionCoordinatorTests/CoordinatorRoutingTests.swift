@@ -1,0 +1,186 @@
+import ActionCoordinator
+import ActionWire
+import Testing
+
+/// Acceptance, queueing, credits, load balancing and sticky sessions.
+@Suite("Coordinator core: routing")
+struct CoordinatorRoutingTests {
+    let w1 = WorkerID([0xA1])
+    let w2 = WorkerID([0xB2])
+    let w3 = WorkerID([0xC3])
+
+    @Test func performIsAcceptedThenQueuedUntilAWorkerRegisters() {
+        let h = CoordinatorHarness()
+        let request = h.perform("c1:1")
+        #expect(h.replies == [.accepted(requestID: "c1:1")])
+        #expect(h.outbox.instructions.isEmpty)
+        #expect(h.core.statistics.queued == 1)
+        #expect(h.core.statistics.running == 0)
+
+        h.ready(w1, at: .seconds(1))
+        let sent = h.requests(to: w1)
+        #expect(sent.count == 1)
+        #expect(sent.first?.requestID == request.requestID)
+        #expect(sent.first?.action == "Echo.say")
+        #expect(sent.first?.input == request.input)
+        #expect(h.core.statistics.queued == 0)
+        #expect(h.core.statistics.running == 1)
+        #expect(h.core.statistics.workers == 1)
+    }
+
+    @Test func requestCarriesTheTimeLeftUntilItsDeadline() {
+        let h = CoordinatorHarness { $0.defaultTimeout = .seconds(30) }
+        h.perform("default")
+        h.perform("explicit", timeoutMilliseconds: 5_000)
+        h.ready(w1, at: .seconds(2))
+        let sent = h.requests(to: w1)
+        #expect(sent.map(\.requestID) == ["default", "explicit"])
+        #expect(sent.first?.timeoutMilliseconds == 28_000)
+        #expect(sent.last?.timeoutMilliseconds == 3_000)
+    }
+
+    @Test func onlyWorkersServingTheActionGetIt() {
+        let h = CoordinatorHarness()
+        h.ready(w1, actions: ["Math.fibonacci"])
+        h.perform("e", action: "Echo.say")
+        #expect(h.requests(to: w1).isEmpty)
+        h.ready(w2, actions: ["Echo.say"])
+        #expect(h.requestIDs(to: w2) == ["e"])
+        #expect(h.requests(to: w1).isEmpty)
+    }
+
+    @Test func neverMoreInFlightThanCreditsAndAResultDispatchesTheNext() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 2)
+        let requests = (1...5).map { h.perform("r\($0)") }
+        #expect(h.requestIDs(to: w1) == ["r1", "r2"])
+        #expect(h.core.statistics.running == 2)
+        #expect(h.core.statistics.queued == 3)
+
+        h.complete(requests[0], on: w1)
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
+        #expect(h.core.statistics.running == 2)
+        #expect(h.core.statistics.queued == 2)
+
+        // Answer everything as it arrives: at no point do more than 2 run.
+        var answered: Set<String> = ["r1"]
+        while let next = h.requests(to: w1).first(where: { !answered.contains($0.requestID) }) {
+            #expect(h.requests(to: w1).count - answered.count <= 2)
+            answered.insert(next.requestID)
+            h.complete(next, on: w1)
+        }
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4", "r5"])
+        #expect(Set(h.outcomes.map(\.requestID)) == Set(requests.map(\.requestID)))
+        #expect(h.core.statistics.running == 0)
+        #expect(h.core.statistics.queued == 0)
+    }
+
+    @Test func leastLoadedWorkerFirst() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        h.ready(w2, credits: 10)
+        for n in 1...6 { h.perform("r\(n)") }
+        #expect(h.requests(to: w1).count == 3)
+        #expect(h.requests(to: w2).count == 3)
+
+        // Drain w1 (3 in flight on w2, none on w1): the next two go to w1, not to w2.
+        for request in h.requests(to: w1) { h.complete(request, on: w1) }
+        h.perform("r7")
+        h.perform("r8")
+        #expect(h.requestIDs(to: w1).suffix(2) == ["r7", "r8"])
+        #expect(h.requests(to: w2).count == 3)
+    }
+
+    @Test func onATieTheWorkerWithMoreRoomWins() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        h.ready(w2, credits: 8)
+        h.perform("r1")
+        #expect(h.requestIDs(to: w2) == ["r1"])
+    }
+
+    @Test func aSessionStaysOnOneWorkerInOrderEvenWhenItIsFull() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 2)
+        h.ready(w2, credits: 2)
+        let s = (1...5).map { h.perform("s\($0)", action: "Sequence.next", session: "doc") }
+        let host = h.requests(to: w1).isEmpty ? w2 : w1
+        let other = host == w1 ? w2 : w1
+        #expect(h.requestIDs(to: host) == ["s1", "s2"])
+        #expect(h.requests(to: other).isEmpty)
+        #expect(h.core.statistics.queued == 3)
+
+        // Unrelated work still flows to the free worker.
+        h.perform("free")
+        #expect(h.requestIDs(to: other) == ["free"])
+
+        // As the host frees credits, the session's requests follow, in submission order.
+        h.complete(s[0], on: host)
+        h.complete(s[1], on: host)
+        #expect(h.requestIDs(to: host) == ["s1", "s2", "s3", "s4"])
+        h.complete(s[2], on: host)
+        #expect(h.requestIDs(to: host) == ["s1", "s2", "s3", "s4", "s5"])
+        #expect(h.requestIDs(to: other) == ["free"])
+    }
+
+    @Test func sessionsSpreadButEachSticks() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        h.ready(w2, credits: 10)
+        for round in 0..<3 {
+            h.perform("a\(round)", session: "a")
+            h.perform("b\(round)", session: "b")
+        }
+        let aHost = h.allRequests.first { $0.request.session == "a" }!.worker
+        let bHost = h.allRequests.first { $0.request.session == "b" }!.worker
+        #expect(aHost != bHost)
+        #expect(h.requestIDs(to: aHost) == ["a0", "a1", "a2"])
+        #expect(h.requestIDs(to: bHost) == ["b0", "b1", "b2"])
+    }
+
+    @Test func laterSessionRequestsWaitBehindAnEarlierOneThatCannotRun() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        h.perform("s1", session: "s")
+        h.perform("s2", session: "s")
+        h.perform("x", session: "other")
+        #expect(h.requestIDs(to: w1) == ["s1"])
+        h.ready(w2, credits: 5)
+        // s2 must not overtake onto w2: its session lives on w1.
+        #expect(h.requestIDs(to: w2) == ["x"])
+        h.complete(h.requests(to: w1)[0], on: w1)
+        #expect(h.requestIDs(to: w1) == ["s1", "s2"])
+    }
+
+    @Test func aWorkerThatCannotBeReachedIsDroppedAndItsRequestGoesElsewhere() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 5)
+        h.outbox.unreachable = [w1]
+        h.perform("r1")
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        #expect(h.core.statistics.workers == 0)
+        #expect(h.core.statistics.queued == 1)
+        h.ready(w2, credits: 5)
+        #expect(h.requestIDs(to: w2) == ["r1"])
+        h.complete(h.requests(to: w2)[0], on: w2)
+        #expect(h.outcome("r1")?.isSuccess == true)
+    }
+
+    @Test func aSessionKeepsItsOrderWhenItsHostTurnsOutUnreachableMidDispatch() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 5, actions: ["Echo.say", "Math.fibonacci"])
+        h.ready(w2, credits: 1, actions: ["Math.fibonacci"])
+        h.perform("s1", action: "Echo.say", session: "s")
+        #expect(h.requestIDs(to: w1) == ["s1"])
+        h.perform("u", action: "Nope.x")                     // waits ahead of s2, served by nobody
+        h.outbox.unreachable = [w1]
+        h.perform("s2", action: "Math.fibonacci", session: "s")
+        // Sending s2 to w1 fails: w1 is dropped and s1 goes back to the queue. s2 must wait
+        // behind s1 (only w1 served Echo.say), not jump ahead to w2.
+        #expect(h.core.statistics.workers == 1)
+        #expect(h.requests(to: w2).isEmpty)
+        #expect(h.core.statistics.queued == 3)
+        h.ready(w3, credits: 5, actions: ["Echo.say", "Math.fibonacci"])
+        #expect(h.requestIDs(to: w3) == ["s1", "s2"])
+    }
+}

@@ -1,0 +1,257 @@
+import ActionWire
+import ActionWorker
+import ExampleFeatures
+import Foundation
+import Testing
+import ZeroMQ
+
+/// A real worker over TCP loopback, driven by a hand-written coordinator ROUTER.
+///
+/// Serialized: each test owns a worker whose I/O thread and action queues compete for the
+/// machine's two cores, and every wait below is bounded.
+@Suite("Worker", .serialized)
+struct WorkerTests {
+    static let exampleActions: Set<String> = [
+        "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang",
+    ]
+
+    // MARK: Registration
+
+    @Test func readyAnnouncesNameCreditsAndEveryExampleAction() async throws {
+        try await withWorker(configure: { $0.credits = 7 }) { coordinator, worker in
+            // READY is the first thing the coordinator hears, not something after a heartbeat.
+            guard case .ready(let registration)? = coordinator.log.first?.message else {
+                Issue.record("first message was \(String(describing: coordinator.log.first?.message)), not READY")
+                return
+            }
+            #expect(registration.name == worker.name)
+            #expect(registration.name.hasPrefix("test-worker-"))
+            #expect(registration.credits == 7)
+            #expect(registration.actions.count == 9)
+            #expect(Set(registration.actions) == Self.exampleActions)
+            #expect(await worker.statistics().registrations == 1)
+        }
+    }
+
+    // MARK: Results
+
+    @Test func echoReturnsItsInputAsJSONWithTheWorkersName() async throws {
+        try await withWorker { coordinator, worker in
+            let outcome = try coordinator.perform("Echo.say", input: #"{"text":"hi"}"#, session: "echo", requestID: "c1:1")
+            #expect(outcome.requestID == "c1:1")
+            #expect(outcome.action == "Echo.say")
+            #expect(outcome.session == "echo")
+            #expect(outcome.worker == worker.name)
+            #expect(outcome.closeActionStack == false)
+            #expect(outcome.result == .success(contentType: WireRequest.json, output: Array(#"{"text":"hi"}"#.utf8)))
+            let statistics = await worker.statistics()
+            #expect(statistics.received == 1)
+            #expect(statistics.completed == 1)
+            #expect(statistics.sessions == 1)
+        }
+    }
+
+    @Test func emptyInputAndTheDefaultSessionWork() async throws {
+        try await withWorker { coordinator, _ in
+            let outcome = try coordinator.perform("Math.fibonacci", input: #"{"n":10}"#)
+            #expect(outcome.outputText == #"{"value":55}"#)
+            #expect(outcome.session == "")
+            let next = try coordinator.perform("Sequence.next", input: "")
+            #expect(next.isSuccess)
+        }
+    }
+
+    @Test func clockSleepCompletesAsynchronouslyWithoutHoldingOthersUp() async throws {
+        try await withWorker { coordinator, _ in
+            let started = ContinuousClock.now
+            try coordinator.send(.request(WireRequest(
+                requestID: "sleep", action: "Clock.sleep", session: "a", timeoutMilliseconds: 5_000, input: Array(#"{"ms":300}"#.utf8)
+            )))
+            try coordinator.send(.request(WireRequest(
+                requestID: "echo", action: "Echo.say", session: "b", timeoutMilliseconds: 5_000, input: Array(#"{"text":"x"}"#.utf8)
+            )))
+            let first = try coordinator.nextResult()
+            let second = try coordinator.nextResult()
+            let elapsed = ContinuousClock.now - started
+            #expect(first.requestID == "echo")
+            #expect(second.requestID == "sleep")
+            #expect(second.outputText == #"{"sleptMs":300}"#)
+            #expect(elapsed >= .milliseconds(300))
+        }
+    }
+
+    @Test func anUnknownActionFailsUnknownAction() async throws {
+        try await withWorker { coordinator, worker in
+            let outcome = try coordinator.perform("Nope.x")
+            #expect(outcome.failureCode == BusErrorCode.unknownAction)
+            #expect(outcome.failureMessage?.contains("Nope.x") == true)
+            #expect(outcome.worker == worker.name)
+        }
+    }
+
+    @Test func undecodableInputFailsInvalidInputWithTheDecodersMessage() async throws {
+        try await withWorker { coordinator, _ in
+            let missing = try coordinator.perform("Echo.say", input: #"{"wrong":1}"#)
+            #expect(missing.failureCode == BusErrorCode.invalidInput)
+            let message = try #require(missing.failureMessage)
+            #expect(message.hasPrefix("Invalid input for Echo.say: "))
+            #expect(message.contains("text"))      // the decoder names the missing key
+
+            let garbage = try coordinator.perform("Math.fibonacci", input: "not json")
+            #expect(garbage.failureCode == BusErrorCode.invalidInput)
+            #expect(garbage.failureMessage?.hasPrefix("Invalid input for Math.fibonacci: ") == true)
+        }
+    }
+
+    @Test func anUnsupportedContentTypeFailsInvalidInput() async throws {
+        try await withWorker { coordinator, worker in
+            try coordinator.send(.request(WireRequest(
+                requestID: "xml", action: "Echo.say", timeoutMilliseconds: 5_000, contentType: "text/xml", input: Array("<a/>".utf8)
+            )))
+            let outcome = try coordinator.nextResult()
+            #expect(outcome.requestID == "xml")
+            #expect(outcome.failureCode == BusErrorCode.invalidInput)
+            #expect(outcome.failureMessage?.contains("text/xml") == true)
+            #expect(await worker.statistics().running == 0)
+        }
+    }
+
+    @Test func documentsCloseClosesTheActionStack() async throws {
+        try await withWorker { coordinator, _ in
+            let session = "doc-\(UUID().uuidString)"
+            let open = try coordinator.perform("Documents.open", input: #"{"name":"a"}"#, session: session)
+            #expect(open.isSuccess)
+            #expect(open.closeActionStack == false)
+            let edit = try coordinator.perform("Documents.edit", input: #"{"name":"a","text":"hello"}"#, session: session)
+            #expect(edit.outputText == #"{"name":"a","text":"hello"}"#)
+            let close = try coordinator.perform("Documents.close", input: #"{"name":"a"}"#, session: session)
+            #expect(close.closeActionStack == true)
+            #expect(close.outputText == #"{"name":"a","text":"hello"}"#)
+            let afterClose = try coordinator.perform("Documents.edit", input: #"{"name":"a","text":"x"}"#, session: session)
+            #expect(afterClose.failureCode == "documentNotOpen")
+        }
+    }
+
+    @Test func faultFailFailsActionFailedWithItsMessage() async throws {
+        try await withWorker { coordinator, _ in
+            let outcome = try coordinator.perform("Fault.fail", input: #"{"message":"boom"}"#)
+            #expect(outcome.result == .failure(code: BusErrorCode.actionFailed, message: "boom"))
+        }
+    }
+
+    @Test func faultHangTimesOutAtTheRequestsDeadline() async throws {
+        try await withWorker { coordinator, worker in
+            let started = ContinuousClock.now
+            let outcome = try coordinator.perform("Fault.hang", timeoutMilliseconds: 200)
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome.failureCode == BusErrorCode.timedOut)
+            #expect(elapsed >= .milliseconds(190))
+            #expect(elapsed < .seconds(3))
+            #expect(await worker.statistics().running == 0)
+        }
+    }
+
+    @Test func pipelinedRequestsOfOneSessionRunInOrder() async throws {
+        try await withWorker(configure: { $0.credits = 128 }) { coordinator, _ in
+            let session = "seq-\(UUID().uuidString)"
+            for n in 1...100 {
+                try coordinator.send(.request(WireRequest(
+                    requestID: "n\(n)", action: "Sequence.next", session: session, timeoutMilliseconds: 10_000, input: []
+                )))
+            }
+            var outcomes: [WireOutcome] = []
+            for _ in 1...100 { outcomes.append(try coordinator.nextResult()) }
+            #expect(outcomes.map(\.requestID) == (1...100).map { "n\($0)" })
+            #expect(outcomes.map(\.outputText) == (1...100).map { #"{"n":\#($0)}"# })
+        }
+    }
+
+    // MARK: Link
+
+    @Test func malformedInstructionsAreCountedAndTheWorkerKeepsServing() async throws {
+        try await withWorker { coordinator, worker in
+            try coordinator.sendRaw([Array("garbage".utf8), [0xFF, 0x00]])
+            try coordinator.sendRaw([WireHeader.bytes(.result)])                 // a worker command
+            try coordinator.sendRaw([Array("ABUS".utf8) + [9, 0x31]])            // another version
+            try coordinator.sendRaw([WireHeader.bytes(.request), Array("id".utf8)])  // truncated
+            let deadline = ContinuousClock.now + .seconds(5)
+            var statistics = await worker.statistics()
+            while statistics.malformedMessages < 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                statistics = await worker.statistics()
+            }
+            #expect(statistics.malformedMessages == 4)
+            #expect(statistics.received == 0)
+            let outcome = try coordinator.perform("Echo.say", input: #"{"text":"still here"}"#)
+            #expect(outcome.outputText == #"{"text":"still here"}"#)
+        }
+    }
+
+    @Test func theWorkerSendsHeartbeats() async throws {
+        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50) }) { coordinator, _ in
+            let started = ContinuousClock.now
+            for _ in 1...3 {
+                _ = try coordinator.next("HEARTBEAT", timeout: .seconds(2)) { $0 == .heartbeat }
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+
+    @Test func heartbeatsContinueWhileAnActionIsOutstanding() async throws {
+        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50) }) { coordinator, _ in
+            try coordinator.send(.request(WireRequest(
+                requestID: "hang", action: "Fault.hang", timeoutMilliseconds: 1_000, input: []
+            )))
+            for _ in 1...3 {
+                _ = try coordinator.next("HEARTBEAT", timeout: .seconds(2)) { $0 == .heartbeat }
+            }
+            #expect(try coordinator.nextResult().failureCode == BusErrorCode.timedOut)
+        }
+    }
+
+    @Test func disconnectFromTheCoordinatorMakesItRegisterAgain() async throws {
+        try await withWorker { coordinator, worker in
+            try coordinator.send(.disconnect)
+            let again = try coordinator.nextReady()
+            #expect(again.registration.name == worker.name)
+            #expect(Set(again.registration.actions) == Self.exampleActions)
+            #expect(await worker.statistics().registrations == 2)
+        }
+    }
+
+    @Test func aSilentCoordinatorMakesItReconnectAndRegisterAgain() async throws {
+        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50); $0.heartbeatLiveness = 3 }) { coordinator, worker in
+            coordinator.answersHeartbeats = false
+            let first = try #require(coordinator.workerID)
+            let again = try coordinator.nextReady()
+            #expect(again.routingID != first)
+            let statistics = await worker.statistics()
+            #expect(statistics.reconnects >= 1)
+            #expect(statistics.registrations >= 2)
+            coordinator.answersHeartbeats = true
+            let outcome = try coordinator.perform("Echo.say", input: #"{"text":"back"}"#)
+            #expect(outcome.isSuccess)
+        }
+    }
+
+    @Test func stopSendsDisconnect() async throws {
+        let context = try ZMQContext()
+        let coordinator = try FakeCoordinator(context: context)
+        defer { coordinator.close() }
+        var configuration = WorkerConfiguration()
+        configuration.coordinatorEndpoint = coordinator.endpoint
+        configuration.name = "stopping"
+        let worker = try Worker(
+            catalog: ExampleApp.catalog, configuration: configuration, sessionConfiguration: .quiet, context: context, logger: .quiet
+        )
+        let ready = try coordinator.nextReady()
+        #expect(ready.registration.name == "stopping")
+        await worker.stop()
+        let goodbye = try coordinator.next("DISCONNECT") { $0 == .disconnect }
+        #expect(goodbye.routingID == ready.routingID)
+        // Stopping twice is harmless; statistics after the stop are empty.
+        await worker.stop()
+        #expect(await worker.statistics() == WorkerStatistics())
+    }
+}
