@@ -42,7 +42,7 @@ final class Report {
     private var lines: [String] = []
 
     func add(_ line: String) {
-        print(line)
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
         lines.append(line)
     }
 

@@ -40,15 +40,17 @@ func pushPull(_ label: String, receive: @escaping (Socket) throws -> Int) throws
             try payload.withUnsafeBytes { bytes in
                 for _ in 0..<messageCount { try push.send(bytes) }
             }
+            // LINGER 0 (the wrapper's default) would drop what is still queued on close.
+            try push.setOption(.linger, -1)
             push.close()
         } catch {
             print("sender failed: \(error)")
         }
     }
     var received = 0
+    sender.start()
     // The first message starts the clock, so connection setup is not counted.
     received += try receive(pull)
-    sender.start()
     let elapsed = try measure {
         while received < messageCount { received += try receive(pull) }
     }
