@@ -10,7 +10,8 @@ struct PendingRequest {
     let request: WireRequest
     /// The client to answer; updated when a retry arrives from a new connection.
     var client: ClientAddress
-    /// Acceptance order, so requeued requests go back in the order they were accepted.
+    /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
+    /// among themselves in the order they were accepted.
     let order: UInt64
     let deadline: ContinuousClock.Instant
     var placement: Placement = .queued

@@ -70,6 +70,8 @@ final class WorkerDriver: IOLoopDriver {
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         send(.disconnect)
+        // Give the DISCONNECT a moment to leave: closing with LINGER 0 would discard it.
+        try? socket.setOption(.linger, 500)
     }
 
     var currentStatistics: WorkerStatistics {
