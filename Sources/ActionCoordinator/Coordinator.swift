@@ -1,3 +1,4 @@
+import ActionTransport
 import Locking
 import Logging
 import ZeroMQ
@@ -40,18 +41,12 @@ public final class Coordinator: Sendable {
 
     /// The coordinator's counters, read on its I/O loop.
     public func statistics() async -> CoordinatorStatistics {
-        await withCheckedContinuation { continuation in
-            let queued = loop.execute { driver, _ in continuation.resume(returning: driver.core.statistics) }
-            if !queued { continuation.resume(returning: CoordinatorStatistics()) }
-        }
+        await loop.read(CoordinatorStatistics()) { $0.core.statistics }
     }
 
     /// Serves until the calling task is cancelled, then stops.
     public func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
-        await loop.stop()
+        await loop.runUntilCancelled()
     }
 
     /// Stops serving and closes the sockets.

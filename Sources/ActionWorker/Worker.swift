@@ -1,4 +1,5 @@
 import ActionCore
+import ActionTransport
 import Logging
 import ZeroMQ
 
@@ -41,18 +42,12 @@ public final class Worker: Sendable {
 
     /// The worker's counters, read on its I/O loop.
     public func statistics() async -> WorkerStatistics {
-        await withCheckedContinuation { continuation in
-            let queued = loop.execute { driver, _ in continuation.resume(returning: driver.currentStatistics) }
-            if !queued { continuation.resume(returning: WorkerStatistics()) }
-        }
+        await loop.read(WorkerStatistics()) { $0.currentStatistics }
     }
 
     /// Serves until the calling task is cancelled, then leaves.
     public func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
-        await loop.stop()
+        await loop.runUntilCancelled()
     }
 
     /// Tells the coordinator it leaves and closes its socket.

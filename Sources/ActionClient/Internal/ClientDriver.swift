@@ -24,16 +24,9 @@ final class ClientDriver: IOLoopDriver {
         self.configuration = configuration
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
-        socket = try runtime.makeSocket(.dealer)
-        do {
-            try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
-            try socket.setOption(.sendHighWaterMark, 100_000)
-            try socket.setOption(.receiveHighWaterMark, 100_000)
-            try socket.connect(configuration.coordinatorEndpoint)
-        } catch {
-            socket.close()
-            throw error
-        }
+        socket = try runtime.makeBusDealer(
+            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes
+        )
         runtime.register(socket) { [unowned self] _ in read() }
         let sweep = min(configuration.resendInterval / 4, .milliseconds(50))
         runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in sweepPending() }

@@ -53,19 +53,10 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration) throws -> Socket {
-        let socket = try runtime.makeSocket(.dealer)
-        do {
-            try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
-            // Never queue requests' answers for a connection that is not up yet.
-            try socket.setOption(.immediate, true)
-            try socket.setOption(.sendHighWaterMark, 100_000)
-            try socket.setOption(.receiveHighWaterMark, 100_000)
-            try socket.connect(configuration.coordinatorEndpoint)
-        } catch {
-            socket.close()
-            throw error
-        }
-        return socket
+        // IMMEDIATE: never queue results for a connection that is not up yet.
+        try runtime.makeBusDealer(
+            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: true
+        )
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {

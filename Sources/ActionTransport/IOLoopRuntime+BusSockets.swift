@@ -1,0 +1,39 @@
+import ZeroMQ
+
+extension IOLoopRuntime {
+    /// A DEALER connected to a coordinator, with the bus's limits: libzmq drops a peer that sends
+    /// more than `maxMessageBytes` (plus room for the envelope), and the queues are deep enough
+    /// for thousands of requests in flight.
+    public func makeBusDealer(connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false) throws -> Socket {
+        let socket = try makeSocket(.dealer)
+        do {
+            try socket.setOption(.maxMessageSize, Int64(maxMessageBytes) + 4096)
+            try socket.setOption(.immediate, immediate)
+            try socket.setOption(.sendHighWaterMark, 100_000)
+            try socket.setOption(.receiveHighWaterMark, 100_000)
+            try socket.connect(endpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+}
+
+extension IOLoop {
+    /// Reads a value from the driver on the loop thread; `fallback` when the loop has stopped.
+    public func read<Value: Sendable>(_ fallback: Value, _ body: @escaping @Sendable (Driver) -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            let queued = execute { driver, _ in continuation.resume(returning: body(driver)) }
+            if !queued { continuation.resume(returning: fallback) }
+        }
+    }
+
+    /// Serves until the calling task is cancelled, then stops the loop.
+    public func runUntilCancelled() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        await stop()
+    }
+}
