@@ -70,6 +70,7 @@ let package = Package(
             dependencies: [
                 "ActionClient",
                 "ActionCoordinator",
+                "ActionTransport",
                 "ActionCore",
                 "ActionWire",
                 "ActionWorker",

@@ -1,3 +1,5 @@
+import ActionTransport
+
 /// Where a client connects and how long it waits.
 public struct ActionClientConfiguration: Sendable {
     /// The coordinator's clients endpoint.
@@ -13,6 +15,9 @@ public struct ActionClientConfiguration: Sendable {
     public var resendInterval: Duration = .seconds(2)
     /// The largest message accepted, in bytes.
     public var maxMessageBytes = 1 << 20
+
+    /// CURVE keys, when the coordinator requires CURVE; `nil` for plaintext.
+    public var curve: CurveClientKeys?
 
     /// The defaults: loopback ports 5555 and 5557.
     public init() {}

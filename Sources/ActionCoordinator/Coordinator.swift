@@ -14,6 +14,7 @@ import ZeroMQ
 /// ```
 public final class Coordinator: Sendable {
     private let loop: IOLoop<CoordinatorDriver>
+    private let authenticator: ZAPAuthenticator?
     /// The endpoints bound, with the ports chosen for `*`.
     public let endpoints: CoordinatorEndpoints
 
@@ -27,15 +28,25 @@ public final class Coordinator: Sendable {
     ) throws {
         let context = try context ?? ZMQContext()
         let bound = Locked<CoordinatorEndpoints?>(nil)
-        loop = try IOLoop(name: "coordinator-io", context: context) { runtime in
-            let driver = try CoordinatorDriver(runtime: runtime, configuration: configuration, logger: logger)
-            bound.withLock { $0 = driver.endpoints }
-            return driver
+        // The ZAP handler must be up before the sockets bind, so no handshake slips past it.
+        let authenticator = try configuration.curve.map { curve in
+            try ZAPAuthenticator(context: context) { curve.decide($0) }
         }
+        do {
+            loop = try IOLoop(name: "coordinator-io", context: context) { runtime in
+                let driver = try CoordinatorDriver(runtime: runtime, configuration: configuration, logger: logger)
+                bound.withLock { $0 = driver.endpoints }
+                return driver
+            }
+        } catch {
+            authenticator?.stop()
+            throw error
+        }
+        self.authenticator = authenticator
         endpoints = bound.withLock { $0! }
         logger.info("coordinator listening", metadata: [
             "endpoint.clients": "\(endpoints.clients)", "endpoint.workers": "\(endpoints.workers)",
-            "endpoint.outcomes": "\(endpoints.outcomes)",
+            "endpoint.outcomes": "\(endpoints.outcomes)", "security": "\(configuration.curve == nil ? "plaintext" : "CURVE")",
         ])
     }
 
@@ -47,10 +58,12 @@ public final class Coordinator: Sendable {
     /// Serves until the calling task is cancelled, then stops.
     public func run() async throws {
         await loop.runUntilCancelled()
+        authenticator?.stop()
     }
 
     /// Stops serving and closes the sockets.
     public func stop() async {
         await loop.stop()
+        authenticator?.stop()
     }
 }

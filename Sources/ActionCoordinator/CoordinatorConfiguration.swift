@@ -1,3 +1,5 @@
+import ActionTransport
+
 /// How a coordinator binds, queues and watches its workers.
 ///
 /// ```swift
@@ -33,6 +35,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var outcomeHighWaterMark: Int32 = 100_000
     /// Messages queued per client or worker connection.
     public var peerHighWaterMark: Int32 = 100_000
+
+    /// CURVE encryption and authentication of all three sockets; `nil` for plaintext.
+    public var curve: CurveServerKeys?
 
     /// The defaults: loopback ports 5555, 5556 and 5557.
     public init() {}

@@ -4,9 +4,12 @@ extension IOLoopRuntime {
     /// A DEALER connected to a coordinator, with the bus's limits: libzmq drops a peer that sends
     /// more than `maxMessageBytes` (plus room for the envelope), and the queues are deep enough
     /// for thousands of requests in flight.
-    public func makeBusDealer(connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false) throws -> Socket {
+    public func makeBusDealer(
+        connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false, curve: CurveClientKeys? = nil
+    ) throws -> Socket {
         let socket = try makeSocket(.dealer)
         do {
+            try curve?.apply(to: socket)
             try socket.setOption(.maxMessageSize, Int64(maxMessageBytes) + 4096)
             try socket.setOption(.immediate, immediate)
             try socket.setOption(.sendHighWaterMark, 100_000)

@@ -1,3 +1,4 @@
+import ActionTransport
 import Foundation
 
 /// How a worker connects and how much it runs at once.
@@ -21,6 +22,9 @@ public struct WorkerConfiguration: Sendable {
     public var sessionIdleTimeout: Duration = .seconds(300)
     /// The largest message accepted, in bytes.
     public var maxMessageBytes = 1 << 20
+
+    /// CURVE keys, when the coordinator requires CURVE; `nil` for plaintext.
+    public var curve: CurveClientKeys?
 
     /// The defaults: loopback port 5556, 64 credits.
     public init() {}

@@ -14,6 +14,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Endpoint subscribers connect to.")
     var outcomes = "tcp://127.0.0.1:5557"
     @OptionGroup var tuning: CoordinatorTuning
+    @OptionGroup var curve: CurveServerOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -22,6 +23,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.clientsEndpoint = clients
         configuration.workersEndpoint = workers
         configuration.outcomesEndpoint = outcomes
+        configuration.curve = try curve.keys()
+        if configuration.curve == nil {
+            logger.notice("CURVE is off: the three sockets are plaintext and accept anyone who can reach them")
+        }
         let coordinator = try Coordinator(configuration: configuration, logger: logger)
         try await untilTerminated { try await coordinator.run() }
         logger.info("coordinator stopped")

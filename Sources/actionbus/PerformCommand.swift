@@ -29,6 +29,7 @@ struct PerformCommand: AsyncParsableCommand {
     var json = false
     @Option(help: "The coordinator's clients endpoint.")
     var coordinator = "tcp://127.0.0.1:5555"
+    @OptionGroup var curve: CurveClientOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -46,6 +47,7 @@ struct PerformCommand: AsyncParsableCommand {
         let logger = logging.bootstrap(label: "actionbus.perform", defaultLevel: .warning)
         var configuration = ActionClientConfiguration()
         configuration.coordinatorEndpoint = coordinator
+        configuration.curve = try curve.keys()
         let client = try ActionClient(configuration: configuration, logger: logger)
         let timeout = Duration.milliseconds(Int64(self.timeout * 1000))
         let body = Array(input.utf8)

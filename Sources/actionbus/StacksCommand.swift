@@ -17,6 +17,7 @@ struct StacksCommand: AsyncParsableCommand {
     var coordinator = "tcp://127.0.0.1:5555"
     @Option(help: "Seconds to wait for the answer.")
     var timeout: Double = 10
+    @OptionGroup var curve: CurveClientOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -24,6 +25,7 @@ struct StacksCommand: AsyncParsableCommand {
         var configuration = ActionClientConfiguration()
         configuration.coordinatorEndpoint = coordinator
         configuration.defaultTimeout = .milliseconds(Int64(timeout * 1000))
+        configuration.curve = try curve.keys()
         let client = try ActionClient(configuration: configuration, logger: logger)
         defer { Task { await client.close() } }
         do {

@@ -23,6 +23,7 @@ struct SubscribeCommand: AsyncParsableCommand {
     var outcomes = "tcp://127.0.0.1:5557"
     @Option(help: "Seconds to wait for the coordinator to confirm the subscription.")
     var timeout: Double = 10
+    @OptionGroup var curve: CurveClientOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -36,6 +37,7 @@ struct SubscribeCommand: AsyncParsableCommand {
         let logger = logging.bootstrap(label: "actionbus.subscribe", defaultLevel: .warning)
         var configuration = ActionClientConfiguration()
         configuration.outcomesEndpoint = outcomes
+        configuration.curve = try curve.keys()
         let client = try ActionClient(configuration: configuration, logger: logger)
         let stream: AsyncStream<StreamedOutcome>
         do {

@@ -16,6 +16,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var name: String?
     @Option(help: "Heartbeat interval in milliseconds.")
     var heartbeatMs = 1000
+    @OptionGroup var curve: CurveClientOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -30,6 +31,7 @@ struct WorkerCommand: AsyncParsableCommand {
         configuration.credits = credits
         configuration.heartbeatInterval = .milliseconds(heartbeatMs)
         if let name { configuration.name = name }
+        configuration.curve = try curve.keys()
         let worker = try Worker(catalog: ExampleApp.catalog, configuration: configuration, logger: logger)
         try await untilTerminated { try await worker.run() }
     }

@@ -25,7 +25,8 @@ final class ClientDriver: IOLoopDriver {
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
         socket = try runtime.makeBusDealer(
-            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes
+            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes,
+            curve: configuration.curve
         )
         runtime.register(socket) { [unowned self] _ in read() }
         let sweep = min(configuration.resendInterval / 4, .milliseconds(50))
@@ -141,6 +142,7 @@ final class ClientDriver: IOLoopDriver {
         let socket: Socket
         do {
             socket = try runtime.makeSocket(.sub)
+            try configuration.curve?.apply(to: socket)
             try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
             try socket.setOption(.subscribe, prefix)
             try socket.connect(configuration.outcomesEndpoint)

@@ -37,6 +37,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             try outcomes.setOption(.xpubVerbose, true)
             try outcomes.setOption(.sendHighWaterMark, configuration.outcomeHighWaterMark)
             try outcomes.setOption(.maxMessageSize, 4096)
+            if let curve = configuration.curve {
+                try curve.apply(to: clients, domain: CurveServerKeys.Domain.clients)
+                try curve.apply(to: workers, domain: CurveServerKeys.Domain.workers)
+                try curve.apply(to: outcomes, domain: CurveServerKeys.Domain.outcomes)
+            }
             try clients.bind(configuration.clientsEndpoint)
             try workers.bind(configuration.workersEndpoint)
             try outcomes.bind(configuration.outcomesEndpoint)

@@ -55,7 +55,8 @@ final class WorkerDriver: IOLoopDriver {
     private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration) throws -> Socket {
         // IMMEDIATE: never queue results for a connection that is not up yet.
         try runtime.makeBusDealer(
-            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: true
+            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: true,
+            curve: configuration.curve
         )
     }
 

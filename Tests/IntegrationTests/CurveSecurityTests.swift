@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// CURVE on all three coordinator sockets: allowed keys get in, unknown keys and plaintext
+/// peers get nothing.
+@Suite("CURVE security", .serialized, .timeLimit(.minutes(2)))
+struct CurveSecurityTests {
+    @Test func onlyAllowedKeysPerformRegisterAndSubscribe() throws {
+        let bus = try BusFixture()
+        let keys = bus.directory.appendingPathComponent("keys").path
+        for folder in ["", "/clients", "/workers", "/other"] {
+            try FileManager.default.createDirectory(atPath: keys + folder, withIntermediateDirectories: true)
+        }
+        for (name, base) in [("coordinator", "\(keys)/coordinator"), ("client", "\(keys)/clients/client"),
+                             ("worker", "\(keys)/workers/worker"), ("intruder", "\(keys)/other/intruder")] {
+            let keygen = try bus.start("keygen-\(name)", ["keygen", "--out", base])
+            #expect(keygen.waitForExit() == 0, "\(keygen.stderr)")
+        }
+        let secretMode = try FileManager.default.attributesOfItem(atPath: "\(keys)/clients/client.key")[.posixPermissions] as? Int
+        #expect(secretMode == 0o600)
+
+        let coordinator = try bus.startCoordinator([
+            "--curve-secret-key", "\(keys)/coordinator.key", "--allow-clients", "\(keys)/clients", "--allow-workers", "\(keys)/workers",
+        ])
+        #expect(coordinator.stderr.contains("security=CURVE"))
+        let server = ["--coordinator-key", "\(keys)/coordinator.pub"]
+        let asClient = ["--curve-secret-key", "\(keys)/clients/client.key"] + server
+        let asIntruder = ["--curve-secret-key", "\(keys)/other/intruder.key"] + server
+
+        let worker = try bus.startWorker("w1", coordinator: coordinator, ["--curve-secret-key", "\(keys)/workers/worker.key"] + server)
+        let allowed = try bus.perform("Echo.say", ["--input", #"{"text":"secret"}"#, "--json"] + asClient)
+        #expect(allowed.process.terminationStatus == 0, "\(allowed.stderr)")
+        #expect(try OutcomeLine.parse(allowed.stdoutLines).first?.output?["text"]?.string == "secret")
+
+        // An unknown key and a plaintext client get no outcome at all.
+        let unknown = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--timeout", "0.5"] + asIntruder)
+        #expect(unknown.process.terminationStatus == 2)
+        #expect(unknown.stdout.isEmpty)
+        let plaintext = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--timeout", "0.5"])
+        #expect(plaintext.process.terminationStatus == 2)
+        #expect(plaintext.stdout.isEmpty)
+
+        // A subscriber with an unknown key is never confirmed, so it streams nothing.
+        let spy = try bus.start("spy", ["subscribe", "--timeout", "1", "--outcomes", bus.outcomes] + asIntruder)
+        #expect(spy.waitForExit() == 2)
+        #expect(spy.stdout.isEmpty)
+
+        // A worker with an unknown key never registers, so it is never sent work.
+        let rogue = try bus.start("rogue", ["worker", "--coordinator", bus.workers, "--name", "rogue"] + asIntruder)
+        worker.signal(SIGTERM)
+        #expect(worker.waitForExit(timeout: .seconds(10)) != nil)
+        let orphan = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--timeout", "1", "--json"] + asClient)
+        #expect(orphan.process.terminationStatus == 1)
+        #expect(try OutcomeLine.parse(orphan.stdoutLines).first?.error?.code == "noWorker")
+        #expect(rogue.process.isRunning)
+        #expect(!coordinator.stderr.contains("worker.name=rogue"))
+    }
+
+    @Test func badKeyOptionsAreUsageErrors() throws {
+        let bus = try BusFixture()
+        let missing = try bus.perform("Echo.say", ["--curve-secret-key", "/nonexistent.key", "--coordinator-key", "/nonexistent.pub"])
+        #expect(missing.process.terminationStatus == 2)
+        #expect(missing.stderr.contains("cannot read key file"))
+        let half = try bus.perform("Echo.say", ["--curve-secret-key", "/nonexistent.key"])
+        #expect(half.process.terminationStatus == 2)
+    }
+}
