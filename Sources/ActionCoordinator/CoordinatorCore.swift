@@ -147,6 +147,12 @@ public final class CoordinatorCore {
         case .disconnect:
             logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
             removeWorker(id, countingDelivery: false, now: now)
+        case .draining:
+            guard let worker = workers[id], !worker.isDraining else { break }
+            logger.info("worker draining", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
+            // Its free credits leave the pool; its sessions wait for it to finish, then move.
+            freeCredits -= worker.freeCredits
+            workers[id]?.isDraining = true
         }
     }
 
@@ -170,7 +176,7 @@ public final class CoordinatorCore {
             counters.lateResultsDiscarded += 1
             return
         }
-        freeCredits += 1
+        if workers[id]?.isDraining == false { freeCredits += 1 }
         if let pending = requests[outcome.requestID], pending.placement == .running(on: id) {
             finish(outcome.requestID, with: outcome)
         } else {

@@ -31,6 +31,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case workerHeartbeat = 0x23
     /// The worker leaves.
     case workerDisconnect = 0x24
+    /// The worker is shutting down: send it nothing new; it finishes what it holds, then leaves.
+    case workerDraining = 0x25
 
     // Coordinator -> worker.
     /// Run an action.
@@ -65,6 +67,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .result: "RESULT"
         case .workerHeartbeat: "HEARTBEAT"
         case .workerDisconnect: "DISCONNECT"
+        case .workerDraining: "DRAINING"
         case .request: "REQUEST"
         case .coordinatorHeartbeat: "HEARTBEAT"
         case .coordinatorDisconnect: "DISCONNECT"

@@ -25,6 +25,8 @@ public enum WorkerMessage: Sendable, Hashable {
     case heartbeat
     /// DISCONNECT: header.
     case disconnect
+    /// DRAINING: header. No new requests; results of held ones still come, then DISCONNECT.
+    case draining
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -41,6 +43,8 @@ public enum WorkerMessage: Sendable, Hashable {
             writer.append(WireHeader.bytes(.workerHeartbeat))
         case .disconnect:
             writer.append(WireHeader.bytes(.workerDisconnect))
+        case .draining:
+            writer.append(WireHeader.bytes(.workerDraining))
         }
     }
 
@@ -70,6 +74,8 @@ public enum WorkerMessage: Sendable, Hashable {
             message = .heartbeat
         case .workerDisconnect:
             message = .disconnect
+        case .workerDraining:
+            message = .draining
         default:
             throw WireError(.unknownCommand, "\(command) is not a worker command")
         }

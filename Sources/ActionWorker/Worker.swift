@@ -14,6 +14,7 @@ public final class Worker: Sendable {
     private let loop: IOLoop<WorkerDriver>
     /// The worker's name, as outcomes carry it.
     public let name: String
+    private let drainGrace: Duration
 
     /// Connects to the coordinator and registers the catalog's actions.
     public init(
@@ -25,6 +26,7 @@ public final class Worker: Sendable {
     ) throws {
         let context = try context ?? ZMQContext()
         name = configuration.name
+        drainGrace = configuration.drainGrace
         var logger = logger
         logger[metadataKey: "worker.name"] = "\(configuration.name)"
         let workerLogger = logger
@@ -45,9 +47,25 @@ public final class Worker: Sendable {
         await loop.read(WorkerStatistics()) { $0.currentStatistics }
     }
 
-    /// Serves until the calling task is cancelled, then leaves.
+    /// Serves until the calling task is cancelled, then drains: no new work, running requests
+    /// finish within the configured grace period, then it leaves.
     public func run() async throws {
-        await loop.runUntilCancelled()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        await drain()
+        await loop.stop()
+    }
+
+    /// Stops taking new work and waits until running requests finish or the grace period ends.
+    public func drain() async {
+        let grace = drainGrace
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queued = loop.execute { driver, _ in
+                driver.drain(grace: grace) { continuation.resume() }
+            }
+            if !queued { continuation.resume() }
+        }
     }
 
     /// Tells the coordinator it leaves and closes its socket.

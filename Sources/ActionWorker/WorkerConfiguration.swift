@@ -20,6 +20,9 @@ public struct WorkerConfiguration: Sendable {
     public var heartbeatLiveness = 3
     /// How long a session with nothing running is kept before it is dropped.
     public var sessionIdleTimeout: Duration = .seconds(300)
+    /// How long a stopping worker lets its running requests finish before it leaves anyway
+    /// (the coordinator then redelivers what it still held).
+    public var drainGrace: Duration = .seconds(30)
     /// The largest message accepted, in bytes.
     public var maxMessageBytes = 1 << 20
 

@@ -16,12 +16,15 @@ struct WorkerCommand: AsyncParsableCommand {
     var name: String?
     @Option(help: "Heartbeat interval in milliseconds.")
     var heartbeatMs = 1000
+    @Option(help: "Seconds a stopping worker (SIGTERM) lets running requests finish before it leaves.")
+    var graceSeconds: Double = 30
     @OptionGroup var curve: CurveClientOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard credits > 0 else { throw ValidationError("--credits must be at least 1") }
         guard heartbeatMs > 0 else { throw ValidationError("--heartbeat-ms must be positive") }
+        guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
     }
 
     func run() async throws {
@@ -30,6 +33,7 @@ struct WorkerCommand: AsyncParsableCommand {
         configuration.coordinatorEndpoint = coordinator
         configuration.credits = credits
         configuration.heartbeatInterval = .milliseconds(heartbeatMs)
+        configuration.drainGrace = .milliseconds(Int64(graceSeconds * 1000))
         if let name { configuration.name = name }
         configuration.curve = try curve.keys()
         let worker = try Worker(catalog: ExampleApp.catalog, configuration: configuration, logger: logger)

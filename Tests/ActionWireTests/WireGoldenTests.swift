@@ -77,6 +77,7 @@ struct WireGoldenTests {
             (.result(Self.success), [Self.h(0x22)] + Self.successFrames),
             (.heartbeat, [Self.h(0x23)]),
             (.disconnect, [Self.h(0x24)]),
+            (.draining, [Self.h(0x25)]),
         ]
         for (message, frames) in cases {
             #expect(encoded { message.encode(into: &$0) } == frames)

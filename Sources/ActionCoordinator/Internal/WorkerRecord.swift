@@ -12,7 +12,10 @@ struct WorkerRecord {
     var lastHeard: ContinuousClock.Instant
     var lastHeartbeatSent: ContinuousClock.Instant
 
-    var freeCredits: Int { credits - inFlight.count }
+    /// Shutting down: it gets no new requests and offers no credits.
+    var isDraining = false
+
+    var freeCredits: Int { isDraining ? 0 : credits - inFlight.count }
 
     init(id: WorkerID, registration: WorkerRegistration, now: ContinuousClock.Instant) {
         self.id = id

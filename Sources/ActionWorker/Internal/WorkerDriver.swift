@@ -168,10 +168,31 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
+    // MARK: Draining
+
+    /// Stops taking new work, lets what runs finish (up to `grace`), then calls `done` on the loop.
+    func drain(grace: Duration, done: @escaping () -> Void) {
+        logger.info("draining", metadata: ["worker.running": "\(running.count)", "worker.grace": "\(grace)"])
+        send(.draining)
+        let deadline = ContinuousClock.now + grace
+        func check() {
+            if running.isEmpty || ContinuousClock.now >= deadline {
+                if !running.isEmpty {
+                    logger.warning("grace period over; leaving with requests unfinished", metadata: ["worker.running": "\(running.count)"])
+                }
+                done()
+            } else {
+                runtime.schedule(after: .milliseconds(10)) { check() }
+            }
+        }
+        check()
+    }
+
     // MARK: Running actions
 
     private func start(_ request: WireRequest) {
         statistics.received += 1
+        logger.debug("request started", metadata: ["action.request": "\(request.requestID)", "action.name": "\(request.action)"])
         let sessionName = request.session.isEmpty ? "default" : request.session
         let now = ContinuousClock.now
         if sessions[sessionName] == nil {
