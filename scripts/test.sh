@@ -15,3 +15,6 @@ swift test
 # The sanitized build lives in its own folder so the two builds never invalidate each other.
 echo "== swift test --sanitize=thread (ActionCore, ZeroMQ)"
 swift test --scratch-path .build-tsan --sanitize=thread --filter 'ActionCoreTests|ZeroMQTests'
+
+echo "== wire codec fuzzing (libFuzzer, 30 s)"
+scripts/fuzz.sh 30

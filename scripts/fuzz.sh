@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Fuzzes the wire codec with libFuzzer for a bounded time (default 30 s): every decoder, on
+# arbitrary frames, must reject or round-trip, never crash. Usage: scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+out=.build-fuzz
+mkdir -p "$out/corpus"
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz \
+    Sources/ActionWire/*.swift scripts/fuzz/WireFuzz.swift -o "$out/wire-fuzz" 2>&1 \
+    | { grep -v "Cannot export local symbol" || true; }
+test -x "$out/wire-fuzz"
+# Seed: a valid PERFORM (length-prefixed frames).
+printf '\x06ABUS\x01\x01\x03c:1\x08Echo.say\x00\x04\x00\x00\x00\x00\x10application/json\x02{}' > "$out/corpus/perform"
+"$out/wire-fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 "$out/corpus" 2>&1 | tail -n 12

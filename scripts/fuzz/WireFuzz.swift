@@ -1,0 +1,37 @@
+// libFuzzer harness for the ActionWire codec. Built by scripts/fuzz.sh together with the codec's
+// sources (a SwiftPM executable would hide its entry point from libFuzzer's main).
+//
+// The input is split into frames: each frame is one length byte followed by that many bytes.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzWireCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    var frames = WireFrameList()
+    var index = 0
+    while index < bytes.count {
+        let length = Int(bytes[index])
+        index += 1
+        let end = min(bytes.count, index + length)
+        frames.append(bytes[index..<end])
+        index = end
+    }
+    let limits = WireLimits(maxBodyBytes: 64)
+    if let message = try? ClientMessage.decode(frames, limits: limits) {
+        // Whatever decodes must encode back to frames that decode to the same message.
+        var again = WireFrameList()
+        message.encode(into: &again)
+        precondition((try? ClientMessage.decode(again, limits: limits)) == message, "ClientMessage round trip")
+    }
+    _ = try? ClientReply.decode(frames, limits: limits)
+    if let message = try? WorkerMessage.decode(frames, limits: limits) {
+        var again = WireFrameList()
+        message.encode(into: &again)
+        precondition((try? WorkerMessage.decode(again, limits: limits)) == message, "WorkerMessage round trip")
+    }
+    _ = try? WorkerInstruction.decode(frames, limits: limits)
+    _ = try? StreamMessage.decode(frames, limits: limits)
+    if frames.count > 1 {
+        _ = try? MajordomoRequest.decode(frames, at: 1, limits: limits)
+    }
+    return 0
+}
