@@ -9,12 +9,12 @@ scripts/setup.sh --test
 export ACTIONBUS_PYTHON="$PWD/.venv-test/bin/python"
 export ACTIONBUS_REQUIRE_PYTHON=1
 
+echo "== wire codec fuzzing (libFuzzer, 30 s)"
+scripts/fuzz.sh 30
+
 echo "== swift test"
 swift test
 
 # The sanitized build lives in its own folder so the two builds never invalidate each other.
 echo "== swift test --sanitize=thread (ActionCore, ZeroMQ)"
 swift test --scratch-path .build-tsan --sanitize=thread --filter 'ActionCoreTests|ZeroMQTests'
-
-echo "== wire codec fuzzing (libFuzzer, 30 s)"
-scripts/fuzz.sh 30
