@@ -221,11 +221,18 @@ public final class CoordinatorCore {
         for (id, worker) in workers {
             if now - worker.lastHeard > expiry {
                 counters.workersExpired += 1
-                logger.warning("worker expired", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
+                logger.warning("worker lost", metadata: [
+                    "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)", "worker.reason": "heartbeats stopped",
+                ])
                 removeWorker(id, countingDelivery: true, now: now)
             } else if now - worker.lastHeartbeatSent >= configuration.heartbeatInterval {
                 workers[id]?.lastHeartbeatSent = now
                 if !outbox.send(.heartbeat, to: id) {
+                    // Its connection is gone (libzmq dropped the peer): it died with what it held.
+                    counters.workersExpired += 1
+                    logger.warning("worker lost", metadata: [
+                        "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)", "worker.reason": "disconnected",
+                    ])
                     removeWorker(id, countingDelivery: true, now: now)
                 }
             }
@@ -333,6 +340,12 @@ public final class CoordinatorCore {
         let remaining = pending.deadline - now
         request.timeoutMilliseconds = UInt32(clamping: max(1, remaining.roundedUpMilliseconds))
         if !outbox.send(.request(request), to: worker) {
+            // Gone before this request reached it: requeue without counting a delivery.
+            counters.workersExpired += 1
+            logger.warning("worker lost", metadata: [
+                "worker.name": "\(workers[worker]?.name ?? "?")", "worker.inFlight": "\(workers[worker]?.inFlight.count ?? 0)",
+                "worker.reason": "unreachable",
+            ])
             removeWorker(worker, countingDelivery: false, now: now)
             return false
         }

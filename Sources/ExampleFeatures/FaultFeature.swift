@@ -1,5 +1,9 @@
 import ActionCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `Fault`: actions that misbehave on purpose, to test failure handling.
 public enum FaultFeature: Feature {
     /// "Fault".
@@ -11,11 +15,14 @@ public enum FaultFeature: Feature {
     public static let fail = action(FailAction.self)
     /// `Fault.hang {}` never completes (so it times out).
     public static let hang = action(HangAction.self)
+    /// `Fault.crash {}` aborts the worker process.
+    public static let crash = action(CrashAction.self)
 
-    /// Declares `fail` and `hang`.
+    /// Declares `fail`, `hang` and `crash`.
     public static func prepare(actions: inout FeatureActions) {
         actions.declare(fail)
         actions.declare(hang)
+        actions.declare(crash)
     }
 }
 
@@ -50,5 +57,18 @@ public enum HangAction: Action {
     public static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
         context.logger.debug("Hanging until the deadline")
         return completion.willCompleteAsync()
+    }
+}
+
+/// Aborts the whole worker process: a request that kills its worker is redelivered only up to
+/// the coordinator's `maxDeliveries`, then fails `poisoned`.
+public enum CrashAction: Action {
+    /// "Aborts the worker process".
+    public static let description = "Aborts the worker process"
+
+    /// Logs, then aborts.
+    public static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
+        context.logger.critical("Fault.crash: aborting the process on purpose")
+        abort()
     }
 }

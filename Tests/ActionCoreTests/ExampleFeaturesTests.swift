@@ -11,7 +11,7 @@ struct ExampleFeaturesTests {
     func catalog() {
         #expect(ExampleApp.catalog.actionNames == [
             "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
-            "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang",
+            "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
         ])
         #expect(ExampleApp.catalog.action(named: "Clock.sleep")?.actionDescription == SleepAction.description)
         #expect(ExampleApp.catalog.action(named: "Clock") == nil)

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// Workers dying under load: nothing accepted is lost, and a request that kills every worker it
+/// reaches stops after `--max-deliveries`.
+@Suite("Fault tolerance", .serialized, .timeLimit(.minutes(3)))
+struct FaultTests {
+    @Test func killingAWorkerUnderLoadLosesNothing() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let coordinator = try bus.startCoordinator(fast)
+        let doomed = try bus.startWorker("w1", coordinator: coordinator, fast + ["--log-level", "debug"])
+        try bus.startWorker("w2", coordinator: coordinator, fast)
+        let load = try bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":5}"#, "--count", "5000",
+                                          "--concurrency", "500", "--json", "--coordinator", bus.clients])
+        try expect(waitUntil { doomed.stderr.components(separatedBy: "request started").count > 300 },
+                   "w1 did not take a share of the load")
+        doomed.signal(SIGKILL)
+
+        #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr)")
+        let outcomes = try OutcomeLine.parse(load.stdoutLines)
+        #expect(outcomes.count == 5000)
+        #expect(Set(outcomes.map(\.request)).count == 5000, "each request reported once")
+        #expect(outcomes.allSatisfy { $0.outcome == "success" })
+        #expect(coordinator.stderr.contains("worker.name=w1 worker.reason="))
+    }
+
+    @Test func aRequestThatCrashesWorkersEndsPoisoned() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let coordinator = try bus.startCoordinator(fast + ["--max-deliveries", "3"])
+        for name in ["w1", "w2", "w3", "w4"] {
+            try bus.startWorker(name, coordinator: coordinator, fast)
+        }
+        let crash = try bus.perform("Fault.crash", ["--timeout", "30", "--json"], timeout: .seconds(60))
+        #expect(crash.process.terminationStatus == 1, "\(crash.stderr)")
+        let outcome = try OutcomeLine.parse(crash.stdoutLines).first
+        #expect(outcome?.error?.code == "poisoned")
+        #expect(coordinator.stderr.components(separatedBy: "worker lost").count - 1 == 3)
+
+        // The surviving worker keeps serving everything else.
+        let rest = try bus.perform("Echo.say", ["--input", #"{"text":"on"}"#, "--count", "100", "--concurrency", "10", "--json"])
+        #expect(rest.process.terminationStatus == 0, "\(rest.stderr)")
+        #expect(try OutcomeLine.parse(rest.stdoutLines).count == 100)
+    }
+}
