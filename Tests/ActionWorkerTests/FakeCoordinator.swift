@@ -73,7 +73,7 @@ final class FakeCoordinator {
 
     /// The next message matching `predicate`, skipping others, within `timeout`.
     func next(
-        _ what: String, timeout: Duration = .seconds(5), where predicate: (WorkerMessage) -> Bool
+        _ what: String, timeout: Duration = .seconds(20), where predicate: (WorkerMessage) -> Bool
     ) throws -> Received {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -83,14 +83,14 @@ final class FakeCoordinator {
     }
 
     /// The worker's next READY.
-    func nextReady(timeout: Duration = .seconds(5)) throws -> (routingID: [UInt8], registration: WorkerRegistration) {
+    func nextReady(timeout: Duration = .seconds(20)) throws -> (routingID: [UInt8], registration: WorkerRegistration) {
         let received = try next("READY", timeout: timeout) { if case .ready = $0 { true } else { false } }
         guard case .ready(let registration) = received.message else { throw TimedOut(waitingFor: "READY") }
         return (received.routingID, registration)
     }
 
     /// The next RESULT.
-    func nextResult(timeout: Duration = .seconds(5)) throws -> WireOutcome {
+    func nextResult(timeout: Duration = .seconds(20)) throws -> WireOutcome {
         let received = try next("RESULT", timeout: timeout) { if case .result = $0 { true } else { false } }
         guard case .result(let outcome) = received.message else { throw TimedOut(waitingFor: "RESULT") }
         return outcome

@@ -43,4 +43,30 @@ struct FaultTests {
         #expect(rest.process.terminationStatus == 0, "\(rest.stderr)")
         #expect(try OutcomeLine.parse(rest.stdoutLines).count == 100)
     }
+
+    @Test func aStoppedWorkersRequestsCompleteElsewhereAndItsLateOutcomesAreDiscarded() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let coordinator = try bus.startCoordinator(fast)
+        let frozen = try bus.startWorker("w1", coordinator: coordinator, fast + ["--log-level", "debug"])
+        let sleeps = try bus.start("sleeps", ["perform", "Clock.sleep", "--input", #"{"ms":1000}"#, "--count", "4",
+                                              "--concurrency", "4", "--json", "--coordinator", bus.clients])
+        try expect(waitUntil { frozen.stderr.components(separatedBy: "request started").count - 1 == 4 },
+                   "w1 did not start the requests")
+        try bus.startWorker("w2", coordinator: coordinator, fast)
+        frozen.signal(SIGSTOP)
+        defer { frozen.signal(SIGCONT) }
+
+        #expect(sleeps.waitForExit(timeout: .seconds(30)) == 0, "\(sleeps.stderr)")
+        let outcomes = try OutcomeLine.parse(sleeps.stdoutLines)
+        #expect(outcomes.count == 4)
+        #expect(outcomes.allSatisfy { $0.outcome == "success" && $0.worker == "w2" })
+        #expect(coordinator.stderr.contains("worker.name=w1 worker.reason=heartbeats stopped"))
+
+        // Resumed, w1 finishes its copies; their outcomes are discarded and it registers afresh.
+        frozen.signal(SIGCONT)
+        try expect(waitUntil { coordinator.stderr.components(separatedBy: "worker.name=w1 [ActionCoordinator] worker registered").count - 1 == 2 },
+                   "w1 did not register again: \(frozen.stderr.suffix(3000)) COORDINATOR: \(coordinator.stderr.suffix(2000))")
+        #expect(sleeps.stdoutLines.count == 4, "the client saw each request once")
+    }
 }

@@ -24,14 +24,14 @@ func bindAnywhere(_ socket: Socket, _ transport: Transport) throws -> String {
 
 /// Gives a socket a receive timeout so a broken test fails instead of hanging.
 @discardableResult
-func bounded(_ socket: Socket, milliseconds: Int32 = 5000) throws -> Socket {
+func bounded(_ socket: Socket, milliseconds: Int32 = 20_000) throws -> Socket {
     try socket.setOption(.receiveTimeout, milliseconds)
     try socket.setOption(.sendTimeout, milliseconds)
     return socket
 }
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Waits, without blocking a thread, until `condition` holds or `timeout` passes; returns whether it held.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline {
@@ -34,7 +34,7 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     var first: Value? { values.first }
 
     /// Waits until at least `count` values arrived; returns them, or `nil` on timeout.
-    func waitForValues(count: Int = 1, timeout: Duration = .seconds(5)) async -> [Value]? {
+    func waitForValues(count: Int = 1, timeout: Duration = .seconds(30)) async -> [Value]? {
         await waitUntil(timeout: timeout) { self.count >= count } ? values : nil
     }
 }
