@@ -100,9 +100,14 @@ final class WorkerDriver: IOLoopDriver {
 
     private func heartbeat() {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
+        if registrationRetryDelay != nil {
+            // READY is still waiting for the connection; libzmq keeps reconnecting this socket,
+            // and a fresh socket would only start the handshake over.
+            return
+        }
         if ContinuousClock.now - lastHeard > expiry {
             reconnect()
-        } else if registrationRetryDelay == nil {
+        } else {
             // While READY is pending, a heartbeat would only make the coordinator ask for it again.
             send(.heartbeat)
         }
