@@ -70,7 +70,7 @@ public final class ActionClient: Sendable {
         let timeout = timeout ?? configuration.defaultTimeout
         let request = WireRequest(
             requestID: requestID ?? makeRequestID(), action: action, session: session,
-            timeoutMilliseconds: UInt32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000),
+            timeoutMilliseconds: WireRequest.timeoutMilliseconds(timeout),
             input: input
         )
         let now = ContinuousClock.now

@@ -338,7 +338,7 @@ public final class CoordinatorCore {
         freeCredits -= 1
         var request = pending.request
         let remaining = pending.deadline - now
-        request.timeoutMilliseconds = UInt32(clamping: max(1, remaining.roundedUpMilliseconds))
+        request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(remaining)
         if !outbox.send(.request(request), to: worker) {
             // Gone before this request reached it: requeue without counting a delivery.
             counters.workersExpired += 1
@@ -379,12 +379,5 @@ public final class CoordinatorCore {
     /// Confirms a new subscription on the stream, so the subscriber knows it misses nothing after.
     public func subscribed(topic: [UInt8]) {
         outbox.publish(.subscribed(topic: topic))
-    }
-}
-
-extension Duration {
-    var roundedUpMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 }

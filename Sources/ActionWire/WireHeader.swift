@@ -9,8 +9,11 @@ public enum WireHeader {
 
     /// The header frame for `command`.
     public static func bytes(_ command: WireCommand) -> [UInt8] {
-        signature + [version, command.rawValue]
+        frames[Int(command.rawValue)]
     }
+
+    /// Every possible header, made once: encoding a message allocates no header array.
+    private static let frames: [[UInt8]] = (0...255).map { signature + [version, UInt8($0)] }
 
     /// Whether `frame` starts with the ActionBus signature (whatever its version).
     public static func hasSignature(_ frame: ArraySlice<UInt8>) -> Bool {

@@ -20,6 +20,14 @@ public struct WireRequest: Sendable, Hashable {
     /// The content type of JSON payloads.
     public static let json = "application/json"
 
+    /// A duration as the timeout frame carries it: whole milliseconds, rounded up so a deadline
+    /// is never shortened, at least 1 (0 would mean "the default"), clamped to `UInt32`.
+    public static func timeoutMilliseconds(_ duration: Duration) -> UInt32 {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return UInt32(clamping: max(1, milliseconds))
+    }
+
     /// Creates a request.
     public init(
         requestID: String,

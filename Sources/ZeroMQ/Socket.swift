@@ -181,6 +181,14 @@ public final class Socket {
         }
     }
 
+    /// Receives a whole multipart message into `message` if one is queued, without blocking.
+    ///
+    /// - Returns: `false` when nothing is queued (or the socket can no longer receive), so an I/O
+    ///   loop can read a bounded batch: `while socket.receiveIfAvailable(into: &buffer) { … }`.
+    public func receiveIfAvailable(into message: inout Multipart) -> Bool {
+        (try? receive(into: &message, options: .dontWait)) != nil
+    }
+
     /// Receives a whole multipart message.
     public func receiveMultipart(options: ReceiveOptions = []) throws -> Multipart {
         var message = Multipart()

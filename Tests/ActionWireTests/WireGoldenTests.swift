@@ -41,6 +41,15 @@ struct WireGoldenTests {
         #expect(try ClientMessage.decode(WireFrameList(frames)) == .perform(Self.request))
     }
 
+    @Test func timeoutsRoundUpAndNeverMeanTheDefault() {
+        #expect(WireRequest.timeoutMilliseconds(.milliseconds(30_000)) == 30_000)
+        #expect(WireRequest.timeoutMilliseconds(.microseconds(1_500)) == 2)
+        #expect(WireRequest.timeoutMilliseconds(.zero) == 1)
+        #expect(WireRequest.timeoutMilliseconds(.seconds(-3)) == 1)
+        #expect(WireRequest.timeoutMilliseconds(.seconds(10_000_000)) == UInt32.max)
+        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x01, 0x12])
+    }
+
     @Test func cancelStacksPing() throws {
         let cases: [(ClientMessage, [[UInt8]])] = [
             (.cancel(requestID: "c1:7"), [Self.h(0x02), Self.t("c1:7")]),

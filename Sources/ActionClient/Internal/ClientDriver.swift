@@ -103,11 +103,7 @@ final class ClientDriver: IOLoopDriver {
 
     private func read() {
         for _ in 0..<Self.batchSize {
-            do {
-                try socket.receive(into: &incoming, options: .dontWait)
-            } catch {
-                return
-            }
+            guard socket.receiveIfAvailable(into: &incoming) else { return }
             let reply: ClientReply
             do {
                 reply = try ClientReply.decode(incoming, limits: limits)
@@ -175,11 +171,7 @@ final class ClientDriver: IOLoopDriver {
 
     private func readStream(_ subscription: Subscription) {
         for _ in 0..<Self.batchSize {
-            do {
-                try subscription.socket.receive(into: &incoming, options: .dontWait)
-            } catch {
-                return
-            }
+            guard subscription.socket.receiveIfAvailable(into: &incoming) else { return }
             let message: StreamMessage
             do {
                 message = try StreamMessage.decode(incoming, limits: limits)

@@ -68,11 +68,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private func readClients() {
         for _ in 0..<Self.batchSize {
-            do {
-                try clients.receive(into: &incoming, options: .dontWait)
-            } catch {
-                return
-            }
+            guard clients.receiveIfAvailable(into: &incoming) else { return }
             handleClientMessage()
         }
     }
@@ -128,11 +124,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private func readWorkers() {
         for _ in 0..<Self.batchSize {
-            do {
-                try workers.receive(into: &incoming, options: .dontWait)
-            } catch {
-                return
-            }
+            guard workers.receiveIfAvailable(into: &incoming) else { return }
             guard incoming.count >= 2 else {
                 core.recordMalformed(fromWorker: true)
                 continue
@@ -150,11 +142,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private func readSubscriptions() {
         for _ in 0..<Self.batchSize {
-            do {
-                try outcomes.receive(into: &incoming, options: .dontWait)
-            } catch {
-                return
-            }
+            guard outcomes.receiveIfAvailable(into: &incoming) else { return }
             // XPUB delivers 0x01 + prefix for a subscription, 0x00 + prefix for an unsubscription.
             guard incoming.count == 1, incoming[0].first == 1 else { continue }
             core.subscribed(topic: Array(incoming[0].dropFirst()))

@@ -148,11 +148,7 @@ final class WorkerDriver: IOLoopDriver {
 
     private func read() {
         for _ in 0..<Self.batchSize {
-            do {
-                try socket.receive(into: &incoming, options: .dontWait)
-            } catch {
-                return
-            }
+            guard socket.receiveIfAvailable(into: &incoming) else { return }
             lastHeard = .now
             do {
                 switch try WorkerInstruction.decode(incoming, limits: limits) {
