@@ -2,23 +2,30 @@ import ActionWire
 
 /// Numbers published outcomes per filter scope, so every subscriber can detect gaps.
 struct OutcomeSequencer {
+    /// A counter's identity: the scope and the names that narrow it (no string building per outcome).
+    private struct Key: Hashable {
+        let scope: OutcomeSequences.Scope
+        let session: String
+        let name: Substring
+    }
+
     private var all: UInt64 = 0
-    private var counters: [String: UInt64] = [:]
+    private var counters: [Key: UInt64] = [:]
 
     mutating func next(for outcome: WireOutcome) -> OutcomeSequences {
-        let feature = String(outcome.feature), session = outcome.session
+        let feature = outcome.feature, action = outcome.action[...], session = outcome.session
         all += 1
         return OutcomeSequences([
             all,
-            bump("F\u{1F}" + feature),
-            bump("A\u{1F}" + outcome.action),
-            bump("S\u{1F}" + session),
-            bump("SF\u{1F}" + session + "\u{1F}" + feature),
-            bump("SA\u{1F}" + session + "\u{1F}" + outcome.action),
+            bump(Key(scope: .feature, session: "", name: feature)),
+            bump(Key(scope: .action, session: "", name: action)),
+            bump(Key(scope: .session, session: session, name: "")),
+            bump(Key(scope: .sessionFeature, session: session, name: feature)),
+            bump(Key(scope: .sessionAction, session: session, name: action)),
         ])
     }
 
-    private mutating func bump(_ key: String) -> UInt64 {
+    private mutating func bump(_ key: Key) -> UInt64 {
         counters[key, default: 0] += 1
         return counters[key]!
     }
