@@ -157,11 +157,16 @@ public final class CoordinatorCore {
     }
 
     private func register(_ id: WorkerID, _ registration: WorkerRegistration, now: ContinuousClock.Instant) {
-        if workers[id] != nil {
-            // Registering again means it lost what it held (it restarted under the same identity).
-            removeWorker(id, countingDelivery: true, now: now)
+        var record = WorkerRecord(id: id, registration: registration, now: now)
+        if let existing = workers[id] {
+            // The same connection registering again (it answered several DISCONNECTs, or its
+            // actions changed) is the same process: what it runs still comes back, so keep it.
+            // A restarted worker connects anew and gets a new routing id.
+            freeCredits -= existing.freeCredits
+            record.inFlight = existing.inFlight
+            record.sessions = existing.sessions
+            record.isDraining = existing.isDraining
         }
-        let record = WorkerRecord(id: id, registration: registration, now: now)
         workers[id] = record
         freeCredits += record.freeCredits
         logger.info("worker registered", metadata: [

@@ -191,18 +191,23 @@ struct CoordinatorFailureTests {
         #expect(h.outcome("r")?.isSuccess == true)
     }
 
-    @Test func registeringAgainRequeuesWhatTheWorkerHeld() {
+    @Test func registeringAgainOnTheSameConnectionKeepsWhatTheWorkerRuns() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 1)
         h.perform("r1")
         h.perform("r2")
         #expect(h.requestIDs(to: w1) == ["r1"])
-        // Restarted under the same identity: it lost r1, which goes to it again, first.
+        // A repeated READY (say, answering several DISCONNECTs) comes from the same process:
+        // r1 is still running there, is not sent again, and its credit stays out.
         h.ready(w1, credits: 1, at: .seconds(1))
-        #expect(h.requestIDs(to: w1) == ["r1", "r1"])
-        #expect(h.core.statistics.redelivered == 1)
+        h.ready(w1, credits: 1, at: .seconds(1))
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        #expect(h.core.statistics.redelivered == 0)
         #expect(h.core.statistics.workers == 1)
         #expect(h.core.statistics.queued == 1)
+        h.complete(h.requests(to: w1)[0], on: w1, at: .seconds(2))
+        #expect(h.outcome("r1")?.isSuccess == true)
+        #expect(h.requestIDs(to: w1) == ["r1", "r2"])
     }
 
     @Test func aSessionBlockedBehindAnUnservableRequestMovesOnWhenThatRequestExpires() {

@@ -65,8 +65,8 @@ struct FaultTests {
 
         // Resumed, w1 finishes its copies; their outcomes are discarded and it registers afresh.
         frozen.signal(SIGCONT)
-        try expect(waitUntil { coordinator.stderr.components(separatedBy: "worker.name=w1 [ActionCoordinator] worker registered").count - 1 == 2 },
-                   "w1 did not register again: \(frozen.stderr.suffix(3000)) COORDINATOR: \(coordinator.stderr.suffix(2000))")
+        try expect(waitUntil { coordinator.stderr.components(separatedBy: "worker.name=w1 [ActionCoordinator] worker registered").count - 1 >= 2 },
+                   "w1 did not register again: \(frozen.stderr) COORDINATOR: \(coordinator.stderr)")
         #expect(sleeps.stdoutLines.count == 4, "the client saw each request once")
     }
 }

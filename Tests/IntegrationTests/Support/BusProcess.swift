@@ -34,9 +34,18 @@ final class BusProcess: @unchecked Sendable {
     var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
     var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
 
+    /// Whether the test stopped it with SIGSTOP and has not continued it.
+    private(set) var isStopped = false
+
     /// Sends a signal to the process by PID.
+    ///
+    /// Foundation may report a SIGSTOPped child as no longer running, so a stopped process is
+    /// signalled whatever `isRunning` says (otherwise SIGCONT and SIGKILL would never reach it).
     func signal(_ number: Int32) {
-        if process.isRunning { kill(pid, number) }
+        guard process.isRunning || isStopped else { return }
+        kill(pid, number)
+        if number == SIGSTOP { isStopped = true }
+        if number == SIGCONT || number == SIGKILL { isStopped = false }
     }
 
     /// Waits for the process to exit, up to `timeout`; returns its status, or nil if it still runs.
@@ -113,7 +122,7 @@ final class BusFixture: @unchecked Sendable {
 
     /// Kills every process this fixture started, by PID.
     func stopAll() {
-        for process in processes.withLock({ $0 }) where process.process.isRunning {
+        for process in processes.withLock({ $0 }) where process.process.isRunning || process.isStopped {
             process.signal(SIGKILL)
             process.waitForExit(timeout: .seconds(5))
         }
