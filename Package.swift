@@ -35,6 +35,7 @@ let package = Package(
             dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "ActionWire"),
+        .target(name: "ActionJournal", dependencies: ["ActionWire"]),
         .target(
             name: "ActionTransport",
             dependencies: ["ActionWire", "ZeroMQ"]
@@ -42,7 +43,7 @@ let package = Package(
         .target(
             name: "ActionCoordinator",
             dependencies: [
-                "ActionCore", "ActionWire", "ActionTransport", "ZeroMQ",
+                "ActionCore", "ActionJournal", "ActionWire", "ActionTransport", "ZeroMQ",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -97,7 +98,7 @@ let package = Package(
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
         .testTarget(
             name: "ActionCoordinatorTests",
-            dependencies: ["ActionCoordinator", "ActionCore", "ActionWire"]
+            dependencies: ["ActionCoordinator", "ActionCore", "ActionJournal", "ActionWire"]
         ),
         .testTarget(
             name: "ActionWorkerTests",

@@ -13,6 +13,13 @@ public struct ActionClientConfiguration: Sendable {
     public var answerGrace: Duration = .seconds(3)
     /// How long to wait for ACCEPTED before sending a request again with the same identity.
     public var resendInterval: Duration = .seconds(2)
+    /// While requests are outstanding and the coordinator has said nothing for this long, the
+    /// client pings it.
+    public var heartbeatInterval: Duration = .seconds(1)
+    /// Heartbeat intervals of silence after which the client presumes the coordinator restarted
+    /// and resends even accepted requests (with the same identity, so nothing runs twice that
+    /// the coordinator's journal knows of).
+    public var heartbeatLiveness = 3
     /// The largest message accepted, in bytes.
     public var maxMessageBytes = 1 << 20
 

@@ -31,8 +31,15 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxMessageBytes = 1 << 20
     /// Finished outcomes kept to answer retried or duplicated requests.
     public var completedRetention = 100_000
+    /// The journal's directory: accepted requests and their outcomes are written there before
+    /// the coordinator answers, and taken back after a restart. `nil` runs without a journal
+    /// (what is accepted is lost if the process dies). The `actionbus` CLI defaults to
+    /// `./actionbus-data`.
+    public var dataDirectory: String?
+    /// The journal size, in bytes, past which it is rewritten with only what is live.
+    public var journalCompactionBytes = 64 << 20
     /// Messages queued per subscriber before the stream drops for it.
-    public var outcomeHighWaterMark: Int32 = 100_000
+    public var outcomeHighWaterMark: Int32 = 10_000
     /// Messages queued per client or worker connection.
     public var peerHighWaterMark: Int32 = 100_000
 

@@ -1,4 +1,5 @@
 import ActionCore
+import ActionJournal
 import ActionWire
 import DequeModule
 import Foundation
@@ -51,8 +52,45 @@ public final class CoordinatorCore {
     /// Counts a reply that could not be delivered.
     public func recordUndeliverableReply() { counters.undeliverableReplies += 1 }
 
-    /// Counts an outcome-stream message libzmq refused.
-    public func recordStreamSendFailure() { counters.streamSendFailures += 1 }
+    /// Counts an outcome-stream message that a slow subscriber missed.
+    public func recordStreamDrop() { counters.streamDrops += 1 }
+
+    /// Counts a journal commit that failed.
+    public func recordJournalFailure() { counters.journalFailures += 1 }
+
+    // MARK: Journal
+
+    /// Takes back what the journal held: finished outcomes answer retries and rebuild the action
+    /// stacks; unfinished requests are queued again, in acceptance order, with their deadlines.
+    ///
+    /// Call it once, before any message arrives.
+    public func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date = Date()) {
+        for outcome in recovery.finished {
+            completed.record(outcome)
+            recordStack(outcome)
+        }
+        for (request, deadline) in recovery.unfinished where requests[request.requestID] == nil {
+            nextOrder += 1
+            var pending = PendingRequest(
+                request: request, client: nil, order: nextOrder,
+                deadline: now + .milliseconds(Int64((deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
+            )
+            pending.recovered = true
+            requests[request.requestID] = pending
+            waiting.append(request.requestID)
+        }
+        counters.recovered += recovery.unfinished.count
+    }
+
+    /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
+    /// unfinished requests in acceptance order.
+    public func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
+        var records = completed.oldestFirst.map(JournalRecord.finished)
+        for pending in requests.values.sorted(by: { $0.order < $1.order }) {
+            records.append(.accepted(pending.request, deadline: wallNow.addingTimeInterval((pending.deadline - now).timeInterval)))
+        }
+        return records
+    }
 
     // MARK: Clients
 
@@ -97,6 +135,7 @@ public final class CoordinatorCore {
         requests[request.requestID] = PendingRequest(request: request, client: client, order: nextOrder, deadline: now + timeout)
         waiting.append(request.requestID)
         counters.accepted += 1
+        outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
         outbox.send(.accepted(requestID: request.requestID), to: client)
         dispatch(now: now)
     }
@@ -132,7 +171,9 @@ public final class CoordinatorCore {
         }
         guard workers[id] != nil else {
             // Unknown (expired, or the coordinator restarted): it must register again.
-            if case .result = message { counters.lateResultsDiscarded += 1 }
+            if case .result(let outcome) = message, !adoptRecovered(outcome, now: now) {
+                counters.lateResultsDiscarded += 1
+            }
             if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
             return
         }
@@ -178,7 +219,7 @@ public final class CoordinatorCore {
 
     private func result(_ outcome: WireOutcome, from id: WorkerID, now: ContinuousClock.Instant) {
         guard workers[id]?.inFlight.remove(outcome.requestID) != nil else {
-            counters.lateResultsDiscarded += 1
+            if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
             return
         }
         if workers[id]?.isDraining == false { freeCredits += 1 }
@@ -189,6 +230,18 @@ public final class CoordinatorCore {
             counters.lateResultsDiscarded += 1
         }
         dispatch(now: now)
+    }
+
+    /// A worker that ran a request before the coordinator restarted reports its result: if the
+    /// recovered request has not been sent out again, the result answers it and nothing reruns.
+    private func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant) -> Bool {
+        guard let pending = requests[outcome.requestID], pending.recovered, pending.placement == .queued,
+              pending.request.action == outcome.action else { return false }
+        if let index = waiting.firstIndex(of: outcome.requestID) { waiting.remove(at: index) }
+        counters.adoptedResults += 1
+        finish(outcome.requestID, with: outcome)
+        dispatch(now: now)
+        return true
     }
 
     /// Declares a worker gone and requeues what it held.
@@ -363,22 +416,28 @@ public final class CoordinatorCore {
         guard let pending = requests.removeValue(forKey: requestID) else { return }
         completed.record(outcome)
         counters.completed += 1
-        if !outcome.session.isEmpty {
-            let summary: ActionOutcomeSummary
-            switch outcome.result {
-            case .success: summary = .success(closeActionStack: outcome.closeActionStack)
-            case .failure(let code, _): summary = .failure(ActionError.Code(code), closeActionStack: outcome.closeActionStack)
-            }
-            stacks.record(ActionStackRecord(
-                sessionName: outcome.session, featureName: String(outcome.feature),
-                actionName: outcome.action, outcome: summary
-            ))
-        }
+        outbox.journal(.finished(outcome))
+        recordStack(outcome)
         let sequences = sequencer.next(for: outcome)
         let topics = OutcomeTopic.topics(for: outcome)
         outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
         outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
-        outbox.send(.outcome(outcome), to: pending.client)
+        if let client = pending.client {
+            outbox.send(.outcome(outcome), to: client)
+        }
+    }
+
+    private func recordStack(_ outcome: WireOutcome) {
+        guard !outcome.session.isEmpty else { return }
+        let summary: ActionOutcomeSummary
+        switch outcome.result {
+        case .success: summary = .success(closeActionStack: outcome.closeActionStack)
+        case .failure(let code, _): summary = .failure(ActionError.Code(code), closeActionStack: outcome.closeActionStack)
+        }
+        stacks.record(ActionStackRecord(
+            sessionName: outcome.session, featureName: String(outcome.feature),
+            actionName: outcome.action, outcome: summary
+        ))
     }
 
     /// Confirms a new subscription on the stream, so the subscriber knows it misses nothing after.

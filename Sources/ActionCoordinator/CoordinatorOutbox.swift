@@ -1,3 +1,4 @@
+import ActionJournal
 import ActionWire
 
 /// Where the coordinator's decisions go: sockets in production, arrays in tests.
@@ -8,6 +9,14 @@ public protocol CoordinatorOutbox: AnyObject {
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool
     /// Publishes on the outcome stream.
     func publish(_ message: StreamMessage)
+    /// Records an acceptance or an outcome in the journal. Replies sent after this call must
+    /// reach the client only once the record is durable (the driver holds them until its commit).
+    func journal(_ record: JournalRecord)
+}
+
+extension CoordinatorOutbox {
+    /// No journal: records go nowhere.
+    public func journal(_ record: JournalRecord) {}
 }
 
 /// A worker's identity: the routing id of its connection to the workers socket.

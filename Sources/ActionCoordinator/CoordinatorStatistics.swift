@@ -18,8 +18,14 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var malformedWorkerMessages = 0
     /// Replies to clients that were gone or full.
     public var undeliverableReplies = 0
-    /// Outcome-stream messages libzmq could not queue.
-    public var streamSendFailures = 0
+    /// Outcome-stream messages that at least one slow subscriber missed (its queue was full).
+    public var streamDrops = 0
+    /// Accepted, unfinished requests taken back from the journal at start.
+    public var recovered = 0
+    /// Results adopted for recovered requests from workers that started them before a restart.
+    public var adoptedResults = 0
+    /// Journal commits that failed (the replies they held were not sent; clients resend).
+    public var journalFailures = 0
     /// Workers declared dead by heartbeat expiry.
     public var workersExpired = 0
     /// Workers registered now.

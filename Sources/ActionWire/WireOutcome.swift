@@ -55,7 +55,9 @@ public struct WireOutcome: Sendable, Hashable {
 
     static let frameCount = 7
 
-    func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    /// Appends the outcome's fields, one frame each, without a command header (as they follow
+    /// the header on the wire; the coordinator's journal stores them the same way).
+    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         writer.append(requestID)
         writer.append(action)
         writer.append(session)
@@ -70,6 +72,17 @@ public struct WireOutcome: Sendable, Hashable {
             writer.append(code)
             writer.append(message)
         }
+    }
+
+    /// Decodes the outcome's fields from `frames` starting at `start` (no header), checking
+    /// every field as the wire codec does and that no frame is left over.
+    public static func decode<Frames: WireFrames>(
+        fields frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
+    ) throws(WireError) -> WireOutcome {
+        var reader = FrameReader(frames, at: start, limits: limits, command: .outcome)
+        let decoded = try WireOutcome(reading: &reader)
+        try reader.end()
+        return decoded
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {

@@ -47,13 +47,26 @@ public struct WireRequest: Sendable, Hashable {
 
     static let frameCount = 6
 
-    func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    /// Appends the request's fields, one frame each, without a command header (as they follow
+    /// the header on the wire; the coordinator's journal stores them the same way).
+    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         writer.append(requestID)
         writer.append(action)
         writer.append(session)
         writer.append(timeoutMilliseconds.bigEndianBytes)
         writer.append(contentType)
         writer.append(input)
+    }
+
+    /// Decodes the request's fields from `frames` starting at `start` (no header), checking
+    /// every field as the wire codec does and that no frame is left over.
+    public static func decode<Frames: WireFrames>(
+        fields frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
+    ) throws(WireError) -> WireRequest {
+        var reader = FrameReader(frames, at: start, limits: limits, command: .perform)
+        let decoded = try WireRequest(reading: &reader)
+        try reader.end()
+        return decoded
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {

@@ -14,6 +14,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Endpoint subscribers connect to.")
     var outcomes = "tcp://127.0.0.1:5557"
     @OptionGroup var tuning: CoordinatorTuning
+    @OptionGroup var journal: JournalOptions
     @OptionGroup var curve: CurveServerOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -24,8 +25,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.workersEndpoint = workers
         configuration.outcomesEndpoint = outcomes
         configuration.curve = try curve.keys()
+        configuration.dataDirectory = journal.directory
         if configuration.curve == nil {
             logger.notice("CURVE is off: the three sockets are plaintext and accept anyone who can reach them")
+        }
+        if configuration.dataDirectory == nil {
+            logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the coordinator dies")
         }
         let coordinator = try Coordinator(configuration: configuration, logger: logger)
         try await untilTerminated { try await coordinator.run() }
@@ -43,6 +48,8 @@ struct CoordinatorTuning: ParsableArguments {
     var maxDeliveries = 3
     @Option(help: "Largest message accepted, in bytes.")
     var maxMessageBytes = 1 << 20
+    @Option(help: "Outcome messages queued per subscriber before the stream drops (and counts) for it.")
+    var outcomeHwm: Int32 = 10_000
 
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
@@ -50,12 +57,13 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.heartbeatInterval = .milliseconds(heartbeatMs)
         configuration.maxDeliveries = maxDeliveries
         configuration.maxMessageBytes = maxMessageBytes
+        configuration.outcomeHighWaterMark = outcomeHwm
         return configuration
     }
 
     func validate() throws {
-        guard maxQueued > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0 else {
-            throw ValidationError("--max-queued, --heartbeat-ms, --max-deliveries and --max-message-bytes must be positive")
+        guard maxQueued > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0 else {
+            throw ValidationError("--max-queued, --heartbeat-ms, --max-deliveries, --max-message-bytes and --outcome-hwm must be positive")
         }
     }
 }

@@ -22,6 +22,7 @@ struct DevCommand: AsyncParsableCommand {
     @Option(help: "Endpoint subscribers connect to.")
     var outcomes = "tcp://127.0.0.1:5557"
     @OptionGroup var tuning: CoordinatorTuning
+    @OptionGroup var journal: JournalOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -36,6 +37,10 @@ struct DevCommand: AsyncParsableCommand {
         configuration.clientsEndpoint = clients
         configuration.workersEndpoint = workersEndpoint
         configuration.outcomesEndpoint = outcomes
+        configuration.dataDirectory = journal.directory
+        if configuration.dataDirectory == nil {
+            logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the bus stops")
+        }
         let coordinator = try Coordinator(configuration: configuration, context: context, logger: logger)
         var started: [Worker] = []
         for index in 1...workers {

@@ -69,4 +69,59 @@ struct FaultTests {
                    "w1 did not register again: \(frozen.stderr) COORDINATOR: \(coordinator.stderr)")
         #expect(sleeps.stdoutLines.count == 4, "the client saw each request once")
     }
+
+    @Test func killingTheCoordinatorLosesNothingAccepted() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let first = try bus.startCoordinator(fast)
+        let worker = try bus.startWorker("w1", coordinator: first, fast + ["--credits", "16", "--log-level", "debug"])
+        let load = try bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":20}"#, "--count", "2000",
+                                          "--concurrency", "2000", "--timeout", "120", "--json", "--coordinator", bus.clients])
+        try expect(waitUntil { worker.stderr.components(separatedBy: "request started").count > 200 },
+                   "w1 did not start serving: \(worker.stderr)")
+        first.signal(SIGKILL)
+        try expect(first.waitForExit(timeout: .seconds(10)) != nil, "the coordinator did not die")
+        let answeredBeforeKill = load.stdoutLines.count
+        #expect(answeredBeforeKill < 1500, "the kill came too late to test anything (\(answeredBeforeKill) answered)")
+
+        let second = try bus.startCoordinator(fast, name: "coordinator-2")
+        #expect(second.stderr.contains("journal opened"))
+        #expect(!second.stderr.contains("journal.unfinished=0 "), "the journal held no unfinished work: \(second.stderr)")
+
+        #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr)")
+        let outcomes = try OutcomeLine.parse(load.stdoutLines)
+        #expect(outcomes.count == 2000)
+        #expect(Set(outcomes.map(\.request)).count == 2000, "each request reported once")
+        #expect(outcomes.allSatisfy { $0.outcome == "success" }, "\(outcomes.first { $0.outcome != "success" }.map { "\($0)" } ?? "")")
+    }
+
+    @Test func aStalledSubscriberNeitherSlowsRequestsNorGoesUnnoticed() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--outcome-hwm", "100"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let stalled = try bus.start("stalled", ["subscribe", "--feature", "Echo", "--outcomes", bus.outcomes])
+        let watching = try bus.start("watching", ["subscribe", "--feature", "Echo", "--outcomes", bus.outcomes])
+        try expect(waitUntil { stalled.stderr.contains("subscribed to") && watching.stderr.contains("subscribed to") },
+                   "the subscribers did not subscribe: \(stalled.stderr) \(watching.stderr)")
+        stalled.signal(SIGSTOP)
+        defer { stalled.signal(SIGCONT) }
+
+        // Outcomes of 4 KB each: far more than the stalled subscriber's socket buffers hold.
+        let text = String(repeating: "x", count: 4000)
+        let load = try bus.perform("Echo.say", ["--input", #"{"text":"\#(text)"}"#, "--count", "10000", "--concurrency", "200",
+                                                "--timeout", "60"], timeout: .seconds(120))
+        #expect(load.process.terminationStatus == 0, "\(load.stderr)")
+        #expect(load.stdoutLines.count == 10000)
+        try expect(waitUntil { coordinator.stderr.contains("outcome stream dropped messages for a slow subscriber") },
+                   "no drop was counted: \(coordinator.stderr)")
+
+        // The other subscriber is still served, and the stalled one, resumed, reports its gap.
+        let marker = try bus.perform("Echo.say", ["--input", #"{"text":"after-the-flood"}"#])
+        #expect(marker.process.terminationStatus == 0)
+        try expect(waitUntil { watching.stdout.contains("after-the-flood") }, "the reading subscriber missed the last outcome")
+        stalled.signal(SIGCONT)
+        try expect(waitUntil(timeout: .seconds(60)) { stalled.stdout.contains("after-the-flood") },
+                   "the resumed subscriber did not catch up")
+        #expect(stalled.stderr.contains("gap: "), "the resumed subscriber reported no gap: \(stalled.stderr.prefix(500))")
+    }
 }

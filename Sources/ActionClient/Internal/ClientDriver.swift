@@ -18,6 +18,10 @@ final class ClientDriver: IOLoopDriver {
     private var subscriptions: [Int: Subscription] = [:]
     private var incoming = Multipart()
     private var outgoing = Multipart()
+    /// When the coordinator last said anything (or when the client started waiting on it).
+    private var lastHeard = ContinuousClock.now
+    private var lastPing = ContinuousClock.now
+    private var coordinatorSilent = false
 
     init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, logger: Logger) throws {
         self.runtime = runtime
@@ -29,7 +33,7 @@ final class ClientDriver: IOLoopDriver {
             curve: configuration.curve
         )
         runtime.register(socket) { [unowned self] _ in read() }
-        let sweep = min(configuration.resendInterval / 4, .milliseconds(50))
+        let sweep = min(configuration.resendInterval / 4, configuration.heartbeatInterval / 4, .milliseconds(50))
         runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in sweepPending() }
     }
 
@@ -52,6 +56,10 @@ final class ClientDriver: IOLoopDriver {
         guard pending[call.request.requestID] == nil else {
             call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(call.request.requestID) is already in flight")))
             return
+        }
+        if pending.isEmpty {
+            // Silence only counts while the client waits for something.
+            lastHeard = .now
         }
         pending[call.request.requestID] = call
         send(.perform(call.request))
@@ -84,6 +92,7 @@ final class ClientDriver: IOLoopDriver {
 
     private func sweepPending() {
         let now = ContinuousClock.now
+        if !pending.isEmpty { watchCoordinator(now: now) }
         var expired: [String] = []
         for (requestID, call) in pending {
             if now >= call.deadline {
@@ -101,9 +110,38 @@ final class ClientDriver: IOLoopDriver {
         }
     }
 
+    /// Lazy Pirate across coordinator restarts: ping a silent coordinator; when it stays silent
+    /// past the liveness, treat every accepted request as unsent so the sweep resends it with
+    /// the same identity. A restarted coordinator answers each from its journal (ACCEPTED, or
+    /// the recorded outcome) instead of running it again.
+    private func watchCoordinator(now: ContinuousClock.Instant) {
+        let silence = now - lastHeard
+        guard silence >= configuration.heartbeatInterval else { return }
+        if now - lastPing >= configuration.heartbeatInterval {
+            lastPing = now
+            send(.ping)
+        }
+        guard !coordinatorSilent, silence >= configuration.heartbeatInterval * configuration.heartbeatLiveness else { return }
+        coordinatorSilent = true
+        var resent = 0
+        for (requestID, call) in pending where call.accepted {
+            pending[requestID]?.accepted = false
+            pending[requestID]?.lastSent = now - configuration.resendInterval
+            resent += 1
+        }
+        logger.warning("coordinator silent; resending outstanding requests until it answers", metadata: [
+            "silence": "\(silence)", "requests.accepted": "\(resent)", "requests.pending": "\(pending.count)",
+        ])
+    }
+
     private func read() {
         for _ in 0..<Self.batchSize {
             guard socket.receiveIfAvailable(into: &incoming) else { return }
+            lastHeard = .now
+            if coordinatorSilent {
+                coordinatorSilent = false
+                logger.info("coordinator answering again")
+            }
             let reply: ClientReply
             do {
                 reply = try ClientReply.decode(incoming, limits: limits)

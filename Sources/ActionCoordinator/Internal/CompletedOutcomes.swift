@@ -13,6 +13,9 @@ struct CompletedOutcomes {
 
     subscript(requestID: String) -> WireOutcome? { outcomes[requestID] }
 
+    /// The outcomes kept, oldest first.
+    var oldestFirst: [WireOutcome] { order.compactMap { outcomes[$0] } }
+
     mutating func record(_ outcome: WireOutcome) {
         guard capacity > 0 else { return }
         if outcomes.updateValue(outcome, forKey: outcome.requestID) == nil {

@@ -1,10 +1,16 @@
+import ActionJournal
 import ActionTransport
 import ActionWire
+import Foundation
 import Logging
 import ZeroMQ
 
-/// The coordinator's I/O loop side: owns the three sockets, decodes what arrives, feeds the
-/// core, and writes what the core decides.
+/// The coordinator's I/O loop side: owns the three sockets and the journal, decodes what
+/// arrives, feeds the core, and writes what the core decides.
+///
+/// With a journal, client replies wait in ``heldReplies`` until the records written while
+/// handling the same batch of messages are durable; each handler ends with ``flush()`` (group
+/// commit: one fdatasync per batch, not per request).
 final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Messages read from one socket before the loop looks at the others.
     private static let batchSize = 256
@@ -17,11 +23,17 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private let limits: WireLimits
     private let logger: Logger
     private(set) var core: CoordinatorCore!
+    private let journalFile: RequestJournal?
+    private var heldReplies: [(reply: ClientReply, client: ClientAddress)] = []
+    private var lastDropWarning: ContinuousClock.Instant?
     private var incoming = Multipart()
     private var outgoing = Multipart()
 
     init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, logger: Logger) throws {
         self.configuration = configuration
+        journalFile = try configuration.dataDirectory.map {
+            try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
+        }
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
         clients = try runtime.makeSocket(.router)
@@ -35,6 +47,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 try router.setOption(.receiveHighWaterMark, configuration.peerHighWaterMark)
             }
             try outcomes.setOption(.xpubVerbose, true)
+            try outcomes.setOption(.xpubNoDrop, true)
             try outcomes.setOption(.sendHighWaterMark, configuration.outcomeHighWaterMark)
             try outcomes.setOption(.maxMessageSize, 4096)
             if let curve = configuration.curve {
@@ -52,16 +65,87 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             clients.close()
             workers.close()
             outcomes.close()
+            journalFile?.close()
             throw error
         }
         core = CoordinatorCore(configuration: configuration, outbox: self, logger: logger)
-        runtime.register(clients) { [unowned self] _ in readClients() }
-        runtime.register(workers) { [unowned self] _ in readWorkers() }
+        if let journalFile {
+            // Nothing is read from the sockets before the core holds what the journal does.
+            let recovery = journalFile.recovery
+            core.restore(recovery, now: .now)
+            logger.info("journal opened", metadata: [
+                "journal.directory": "\(journalFile.directory)", "journal.bytes": "\(journalFile.fileBytes)",
+                "journal.unfinished": "\(recovery.unfinished.count)", "journal.finished": "\(recovery.finished.count)",
+            ])
+            if recovery.discardedBytes > 0 {
+                logger.warning("journal had a torn end, cut off", metadata: ["journal.discardedBytes": "\(recovery.discardedBytes)"])
+            }
+        }
+        runtime.register(clients) { [unowned self] _ in
+            readClients()
+            flush()
+        }
+        runtime.register(workers) { [unowned self] _ in
+            readWorkers()
+            flush()
+        }
         runtime.register(outcomes) { [unowned self] _ in readSubscriptions() }
         let tickInterval = min(configuration.heartbeatInterval / 4, .milliseconds(100))
         runtime.schedule(after: tickInterval, repeating: tickInterval) { [unowned self] in
             core.tick(now: .now)
+            flush()
         }
+    }
+
+    func ioLoopWillStop(_ runtime: IOLoopRuntime) {
+        // The loop reads nothing more: commit what was decided, answer it, release the directory.
+        flush()
+        if let journalFile {
+            journalFile.close()
+            logger.info("journal flushed and closed", metadata: ["journal.directory": "\(journalFile.directory)"])
+        }
+    }
+
+    // MARK: Journal
+
+    /// Makes the batch's records durable, then sends the replies that waited for them.
+    private func flush() {
+        if let journalFile, journalFile.hasUncommitted {
+            do {
+                try journalFile.commit()
+            } catch {
+                // The replies are not sent: clients resend and get the answer once the disk works.
+                core.recordJournalFailure()
+                logger.error("journal write failed; replies held back", metadata: ["journal.error": "\(error)", "replies": "\(heldReplies.count)"])
+                heldReplies.removeAll()
+                return
+            }
+            if journalFile.needsCompaction {
+                compactJournal(journalFile)
+            }
+        }
+        for (reply, client) in heldReplies {
+            deliver(reply, to: client)
+        }
+        heldReplies.removeAll(keepingCapacity: true)
+    }
+
+    private func compactJournal(_ journalFile: RequestJournal) {
+        let before = journalFile.fileBytes
+        let started = ContinuousClock.now
+        do {
+            try journalFile.compact(core.journalSnapshot(now: started))
+            logger.info("journal compacted", metadata: [
+                "journal.bytesBefore": "\(before)", "journal.bytesAfter": "\(journalFile.fileBytes)",
+                "journal.duration": "\(ContinuousClock.now - started)",
+            ])
+        } catch {
+            logger.error("journal compaction failed; appending to the old file", metadata: ["journal.error": "\(error)"])
+        }
+    }
+
+    func journal(_ record: JournalRecord) {
+        journalFile?.append(record)
     }
 
     // MARK: Reading
@@ -152,6 +236,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     // MARK: CoordinatorOutbox
 
     func send(_ reply: ClientReply, to client: ClientAddress) {
+        if journalFile != nil {
+            heldReplies.append((reply, client))
+        } else {
+            deliver(reply, to: client)
+        }
+    }
+
+    private func deliver(_ reply: ClientReply, to client: ClientAddress) {
         outgoing.removeAll()
         outgoing.append(client.routingID)
         switch client.protocol {
@@ -187,8 +279,29 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         do {
             try outcomes.send(outgoing, options: .dontWait)
         } catch {
-            core?.recordStreamSendFailure()
+            // A matching subscriber's queue is full. Count it, then send again in lossy mode:
+            // libzmq drops the message for the full subscribers only, and they see the gap in
+            // the sequence numbers. The request path never waits for a subscriber.
+            core?.recordStreamDrop()
+            warnAboutDrops()
+            do {
+                try outcomes.setOption(.xpubNoDrop, false)
+                try outcomes.send(outgoing, options: .dontWait)
+            } catch {
+                logger.debug("outcome stream send failed", metadata: ["zmq.error": "\(error)"])
+            }
+            try? outcomes.setOption(.xpubNoDrop, true)
         }
+    }
+
+    /// At most one warning per 10 s, with the running total.
+    private func warnAboutDrops() {
+        let now = ContinuousClock.now
+        if let last = lastDropWarning, now - last < .seconds(10) { return }
+        lastDropWarning = now
+        logger.warning("outcome stream dropped messages for a slow subscriber", metadata: [
+            "stream.drops": "\(core?.statistics.streamDrops ?? 0)",
+        ])
     }
 
     /// The JSON body a Majordomo client gets: the outcome; nothing for ACCEPTED.

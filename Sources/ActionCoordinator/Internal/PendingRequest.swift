@@ -8,12 +8,15 @@ struct PendingRequest {
     }
 
     let request: WireRequest
-    /// The client to answer; updated when a retry arrives from a new connection.
-    var client: ClientAddress
+    /// The client to answer; updated when a retry arrives from a new connection. `nil` for a
+    /// request recovered from the journal until its client sends it again.
+    var client: ClientAddress?
     /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
     /// among themselves in the order they were accepted.
     let order: UInt64
     let deadline: ContinuousClock.Instant
     var placement: Placement = .queued
     var deliveries = 0
+    /// Recovered from the journal after a restart: a worker may still be running it from before.
+    var recovered = false
 }

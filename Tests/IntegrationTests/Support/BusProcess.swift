@@ -96,10 +96,15 @@ final class BusFixture: @unchecked Sendable {
         return process
     }
 
-    /// Starts a coordinator and waits until it accepts connections.
+    /// The journal directory coordinators of this fixture use unless told otherwise.
+    var dataDirectory: String { directory.appendingPathComponent("data").path }
+
+    /// Starts a coordinator (journaling in ``dataDirectory`` unless `extra` says otherwise) and
+    /// waits until it accepts connections.
     @discardableResult
-    func startCoordinator(_ extra: [String] = []) throws -> BusProcess {
-        let coordinator = try start("coordinator", ["coordinator", "--clients", clients, "--workers", workers, "--outcomes", outcomes] + extra)
+    func startCoordinator(_ extra: [String] = [], name: String = "coordinator") throws -> BusProcess {
+        let journal = extra.contains("--no-journal") || extra.contains("--data-dir") ? [] : ["--data-dir", dataDirectory]
+        let coordinator = try start(name, ["coordinator", "--clients", clients, "--workers", workers, "--outcomes", outcomes] + journal + extra)
         try expect(waitUntil { coordinator.stderr.contains("coordinator listening") }, "coordinator did not start: \(coordinator.stderr)")
         return coordinator
     }

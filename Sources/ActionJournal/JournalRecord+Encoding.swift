@@ -1,0 +1,95 @@
+import ActionWire
+import Foundation
+
+/// The journal's byte layout.
+///
+/// A record is `length (u32) · crc32 of body (u32) · body`, big-endian. The body is a kind byte
+/// (`A` accepted, `F` finished), a frame count (u16) and that many `length (u32) · bytes` frames:
+/// the request's or outcome's wire fields, and for `A` a last frame with the deadline in
+/// milliseconds since 1970 (u64).
+extension JournalRecord {
+    /// The largest record body the reader believes; a larger length means a damaged file.
+    static let maxBodyBytes = 64 << 20
+
+    /// Appends the whole record (length, checksum and body) to `buffer`.
+    func append(to buffer: inout [UInt8]) {
+        var frames = WireFrameList()
+        let kind: UInt8
+        switch self {
+        case .accepted(let request, let deadline):
+            kind = UInt8(ascii: "A")
+            request.encode(into: &frames)
+            let milliseconds = UInt64(clamping: Int64((deadline.timeIntervalSince1970 * 1000).rounded(.up)))
+            frames.append(milliseconds.bigEndianBytes)
+        case .finished(let outcome):
+            kind = UInt8(ascii: "F")
+            outcome.encode(into: &frames)
+        }
+        var body: [UInt8] = [kind]
+        body.append(contentsOf: UInt16(frames.count).bigEndianBytes)
+        for frame in frames.frames {
+            body.append(contentsOf: UInt32(frame.count).bigEndianBytes)
+            body.append(contentsOf: frame)
+        }
+        buffer.append(contentsOf: UInt32(body.count).bigEndianBytes)
+        buffer.append(contentsOf: CRC32.checksum(body).bigEndianBytes)
+        buffer.append(contentsOf: body)
+    }
+
+    /// Reads the record at `offset`: the record and the offset after it, or `nil` when the bytes
+    /// there are not a whole, intact record (the torn tail of a crash, or damage).
+    static func read(from bytes: [UInt8], at offset: Int) -> (record: JournalRecord, next: Int)? {
+        guard bytes.count - offset >= 8 else { return nil }
+        let length = Int(UInt32(bigEndian: bytes, at: offset))
+        let checksum = UInt32(bigEndian: bytes, at: offset + 4)
+        let start = offset + 8
+        guard length > 0, length <= maxBodyBytes, bytes.count - start >= length else { return nil }
+        let body = bytes[start..<start + length]
+        guard CRC32.checksum(body) == checksum, let record = decodeBody(body) else { return nil }
+        return (record, start + length)
+    }
+
+    private static func decodeBody(_ body: ArraySlice<UInt8>) -> JournalRecord? {
+        guard body.count >= 3 else { return nil }
+        let kind = body[body.startIndex]
+        let frameCount = Int(UInt16(body[body.startIndex + 1]) << 8 | UInt16(body[body.startIndex + 2]))
+        var frames = WireFrameList()
+        var position = body.startIndex + 3
+        for _ in 0..<frameCount {
+            guard body.endIndex - position >= 4 else { return nil }
+            let size = Int(UInt32(bigEndian: body, at: position))
+            position += 4
+            guard body.endIndex - position >= size else { return nil }
+            frames.append(body[position..<position + size])
+            position += size
+        }
+        guard position == body.endIndex else { return nil }
+        // Records were checked when they arrived; decode with room for any size they had then.
+        let limits = WireLimits(maxBodyBytes: maxBodyBytes)
+        switch kind {
+        case UInt8(ascii: "A"):
+            guard let last = frames.frames.last, last.count == 8 else { return nil }
+            frames.frames.removeLast()
+            guard let request = try? WireRequest.decode(fields: frames, limits: limits) else { return nil }
+            let milliseconds = UInt64(UInt32(bigEndian: last, at: 0)) << 32 | UInt64(UInt32(bigEndian: last, at: 4))
+            return .accepted(request, deadline: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        case UInt8(ascii: "F"):
+            guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
+            return .finished(outcome)
+        default:
+            return nil
+        }
+    }
+}
+
+extension FixedWidthInteger {
+    var bigEndianBytes: [UInt8] {
+        withUnsafeBytes(of: bigEndian) { Array($0) }
+    }
+}
+
+extension UInt32 {
+    init<Bytes: RandomAccessCollection>(bigEndian bytes: Bytes, at offset: Int) where Bytes.Element == UInt8, Bytes.Index == Int {
+        self = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+}

@@ -1,0 +1,10 @@
+import ActionWire
+import Foundation
+
+/// One entry of the coordinator's journal.
+public enum JournalRecord: Sendable, Hashable {
+    /// The coordinator accepted a request; `deadline` is wall-clock time, so it survives a restart.
+    case accepted(WireRequest, deadline: Date)
+    /// The coordinator answered an accepted request with this outcome.
+    case finished(WireOutcome)
+}

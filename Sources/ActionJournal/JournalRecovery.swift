@@ -1,0 +1,14 @@
+import ActionWire
+import Foundation
+
+/// What a journal held when it was opened: the work to resume and the answers to keep.
+public struct JournalRecovery: Sendable {
+    /// Accepted requests with no outcome yet, in acceptance order, with their wall-clock deadlines.
+    public var unfinished: [(request: WireRequest, deadline: Date)] = []
+    /// Outcomes of finished requests, oldest first (for retries and the action stacks).
+    public var finished: [WireOutcome] = []
+    /// Records read.
+    public var records = 0
+    /// Bytes at the end that were not a whole record (a write torn by a crash) and were cut off.
+    public var discardedBytes = 0
+}

@@ -1,0 +1,223 @@
+import ActionWire
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The coordinator's write-ahead journal: an append-only file of accepted requests and their
+/// outcomes in a data directory, so a coordinator killed with `kill -9` resumes what it had
+/// accepted.
+///
+/// Records are buffered by ``append(_:)`` and made durable together by ``commit()`` (one
+/// `write` and one `fdatasync` for everything since the last commit: group commit). The owner
+/// says "accepted" only after the commit returns. When the file outgrows its threshold the
+/// owner rewrites it with only what is still live (``compact(_:)``).
+///
+/// A directory is used by one coordinator at a time (an exclusive `flock` on `LOCK`). Not
+/// thread-safe: one thread owns it.
+public final class RequestJournal {
+    /// The data directory.
+    public let directory: String
+    /// What the file held when it was opened.
+    public let recovery: JournalRecovery
+    /// The file's size in bytes, committed records only.
+    public private(set) var fileBytes: Int
+    /// Commits made (each one write and one fdatasync).
+    public private(set) var commits = 0
+
+    private static let fileName = "journal.log"
+    private static let header: [UInt8] = Array("ABJOURN1".utf8)
+    private let path: String
+    private let compactionBytes: Int
+    private var nextCompaction: Int
+    private var descriptor: Int32
+    private var lockDescriptor: Int32
+    private var buffer: [UInt8] = []
+
+    /// Opens (or creates) the journal in `directory`, reading everything it holds.
+    ///
+    /// - Parameter compactionBytes: the size past which ``needsCompaction`` turns true.
+    /// - Throws: ``JournalError`` when the directory cannot be created or locked (another
+    ///   coordinator uses it), or the file is not an ActionBus journal.
+    public init(directory: String, compactionBytes: Int = 64 << 20) throws(JournalError) {
+        self.directory = directory
+        self.compactionBytes = max(1 << 16, compactionBytes)
+        path = (directory as NSString).appendingPathComponent(Self.fileName)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw JournalError("cannot create the data directory \(directory): \(error.localizedDescription)")
+        }
+        lockDescriptor = try Self.lock(directory)
+        do throws(JournalError) {
+            let (recovery, validBytes) = try Self.read(path)
+            if validBytes == 0 {
+                try Self.writeFile(path, bytes: Self.header)
+            } else if recovery.discardedBytes > 0, truncate(path, off_t(validBytes)) != 0 {
+                throw JournalError.system("cannot cut the torn end off", path: path, errno: errno)
+            }
+            self.recovery = recovery
+            fileBytes = max(validBytes, Self.header.count)
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard descriptor >= 0 else { throw JournalError.system("cannot open", path: path, errno: errno) }
+            nextCompaction = max(self.compactionBytes, 2 * fileBytes)
+        } catch {
+            closeDescriptor(lockDescriptor)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Whether records are waiting for ``commit()``.
+    public var hasUncommitted: Bool { !buffer.isEmpty }
+
+    /// Whether the file has grown past its threshold and should be compacted.
+    public var needsCompaction: Bool { fileBytes >= nextCompaction }
+
+    /// Buffers a record; it is durable once ``commit()`` returns.
+    public func append(_ record: JournalRecord) {
+        record.append(to: &buffer)
+    }
+
+    /// Writes and syncs every buffered record.
+    ///
+    /// On failure the file is cut back to what was committed and the records stay buffered, so
+    /// a later commit retries them.
+    public func commit() throws(JournalError) {
+        guard !buffer.isEmpty, descriptor >= 0 else { return }
+        do throws(JournalError) {
+            try Self.writeAll(descriptor, buffer, path: path)
+            guard fdatasync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
+        } catch {
+            _ = ftruncate(descriptor, off_t(fileBytes))
+            throw error
+        }
+        fileBytes += buffer.count
+        buffer.removeAll(keepingCapacity: buffer.count <= 1 << 20)
+        commits += 1
+    }
+
+    /// Replaces the file with `live`: the unfinished requests and the outcomes still worth
+    /// keeping. The new file is written beside the old one, synced, then renamed over it, so a
+    /// crash at any point leaves one whole journal.
+    public func compact(_ live: [JournalRecord]) throws(JournalError) {
+        try commit()
+        var bytes = Self.header
+        for record in live { record.append(to: &bytes) }
+        let temporary = path + ".compacting"
+        try Self.writeFile(temporary, bytes: bytes)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw JournalError.system("cannot replace", path: path, errno: code)
+        }
+        Self.syncDirectory(directory)
+        let reopened = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard reopened >= 0 else { throw JournalError.system("cannot reopen", path: path, errno: errno) }
+        closeDescriptor(descriptor)
+        descriptor = reopened
+        fileBytes = bytes.count
+        nextCompaction = max(compactionBytes, 2 * fileBytes)
+    }
+
+    /// Commits nothing more and releases the directory.
+    public func close() {
+        if descriptor >= 0 { closeDescriptor(descriptor) }
+        if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
+        descriptor = -1
+        lockDescriptor = -1
+    }
+
+    // MARK: Files
+
+    private static func lock(_ directory: String) throws(JournalError) -> Int32 {
+        let lockPath = (directory as NSString).appendingPathComponent("LOCK")
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError.system("cannot open", path: lockPath, errno: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = (try? String(contentsOfFile: lockPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            closeDescriptor(descriptor)
+            throw JournalError("the data directory \(directory) is in use by another coordinator\(holder.isEmpty ? "" : " (pid \(holder))"); give each coordinator its own --data-dir")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        return descriptor
+    }
+
+    /// Reads every whole record; returns what they say and how many leading bytes are valid
+    /// (0 for a missing or empty file).
+    private static func read(_ path: String) throws(JournalError) -> (JournalRecovery, Int) {
+        guard FileManager.default.fileExists(atPath: path) else { return (JournalRecovery(), 0) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JournalError("cannot read \(path)")
+        }
+        let bytes = [UInt8](data)
+        guard !bytes.isEmpty else { return (JournalRecovery(), 0) }
+        guard bytes.count >= header.count, Array(bytes[0..<header.count]) == header else {
+            throw JournalError("\(path) is not an ActionBus journal (it does not start with \"ABJOURN1\"); move it away or use another --data-dir")
+        }
+        var recovery = JournalRecovery()
+        var unfinished: [(request: WireRequest, deadline: Date)?] = []
+        var unfinishedIndex: [String: Int] = [:]
+        var offset = header.count
+        while let (record, next) = JournalRecord.read(from: bytes, at: offset) {
+            recovery.records += 1
+            switch record {
+            case .accepted(let request, let deadline):
+                unfinishedIndex[request.requestID] = unfinished.count
+                unfinished.append((request, deadline))
+            case .finished(let outcome):
+                if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
+                recovery.finished.append(outcome)
+            }
+            offset = next
+        }
+        recovery.unfinished = unfinished.compactMap { $0 }
+        recovery.discardedBytes = bytes.count - offset
+        return (recovery, offset)
+    }
+
+    private static func writeFile(_ path: String, bytes: [UInt8]) throws(JournalError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError.system("cannot create", path: path, errno: errno) }
+        defer { closeDescriptor(descriptor) }
+        try writeAll(descriptor, bytes, path: path)
+        guard fsync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
+        syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(JournalError) {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                write(descriptor, raw.baseAddress! + written, raw.count - written)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw JournalError.system("cannot write", path: path, errno: errno)
+            }
+            written += result
+        }
+    }
+
+    /// Makes a new or renamed file's directory entry durable.
+    private static func syncDirectory(_ directory: String) {
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        closeDescriptor(descriptor)
+    }
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
+}
