@@ -24,6 +24,8 @@ public final class CoordinatorCore {
     private var sequencer = OutcomeSequencer()
     private var nextOrder: UInt64 = 0
     private var freeCredits = 0
+    /// This coordinator's instance id: PONG carries it so clients notice a restart.
+    public let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
     /// Running counters; the gauges are filled in by ``statistics``.
     private var counters = CoordinatorStatistics()
 
@@ -106,7 +108,7 @@ public final class CoordinatorCore {
             let json = (try? report.jsonData()).map { Array($0) } ?? Array("{\"stacks\":[]}".utf8)
             outbox.send(.stacks(queryID: queryID, json: json), to: client)
         case .ping:
-            outbox.send(.pong, to: client)
+            outbox.send(.pong(instance: instance), to: client)
         }
     }
 

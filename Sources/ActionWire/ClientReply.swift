@@ -6,8 +6,9 @@ public enum ClientReply: Sendable, Hashable {
     case outcome(WireOutcome)
     /// STACKS-REPLY: header, query id, JSON report.
     case stacks(queryID: String, json: [UInt8])
-    /// PONG: header.
-    case pong
+    /// PONG: header, the coordinator's instance id (new each time a coordinator process starts,
+    /// so a client can tell that the coordinator it talks to restarted).
+    case pong(instance: String)
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
 
@@ -24,8 +25,9 @@ public enum ClientReply: Sendable, Hashable {
             writer.append(WireHeader.bytes(.stacksReply))
             writer.append(queryID)
             writer.append(json)
-        case .pong:
+        case .pong(let instance):
             writer.append(WireHeader.bytes(.pong))
+            writer.append(instance)
         case .error(let requestID, let code, let message):
             writer.append(WireHeader.bytes(.error))
             writer.append(requestID)
@@ -50,7 +52,7 @@ public enum ClientReply: Sendable, Hashable {
         case .stacksReply:
             reply = .stacks(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .pong:
-            reply = .pong
+            reply = .pong(instance: try reader.name("instance"))
         case .error:
             reply = .error(
                 requestID: try reader.name("request id", allowEmpty: true),

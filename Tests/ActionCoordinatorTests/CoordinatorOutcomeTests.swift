@@ -165,7 +165,8 @@ struct CoordinatorOutcomeTests {
     @Test func pingIsAnsweredWithPong() {
         let h = CoordinatorHarness()
         h.send(.ping)
-        #expect(h.replies == [.pong])
+        #expect(h.replies == [.pong(instance: h.core.instance)])
+        #expect(h.core.instance.count == 16)
     }
 
     @Test func subscriptionsAreConfirmedOnTheStream() {

@@ -68,7 +68,7 @@ struct WireGoldenTests {
             (.outcome(Self.success), [Self.h(0x12)] + Self.successFrames),
             (.outcome(Self.failure), [Self.h(0x12)] + Self.failureFrames),
             (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),
-            (.pong, [Self.h(0x14)]),
+            (.pong(instance: "c0ffee"), [Self.h(0x14), Array("c0ffee".utf8)]),
             (.error(requestID: "", code: "unsupportedVersion", message: "v9"),
              [Self.h(0x15), [], Self.t("unsupportedVersion"), Self.t("v9")]),
         ]

@@ -22,6 +22,8 @@ final class ClientDriver: IOLoopDriver {
     private var lastHeard = ContinuousClock.now
     private var lastPing = ContinuousClock.now
     private var coordinatorSilent = false
+    /// The instance id of the coordinator that accepted the outstanding requests.
+    private var coordinatorInstance: String?
 
     init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, logger: Logger) throws {
         self.runtime = runtime
@@ -57,12 +59,16 @@ final class ClientDriver: IOLoopDriver {
             call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(call.request.requestID) is already in flight")))
             return
         }
-        if pending.isEmpty {
-            // Silence only counts while the client waits for something.
-            lastHeard = .now
-        }
+        let wasIdle = pending.isEmpty
         pending[call.request.requestID] = call
         send(.perform(call.request))
+        if wasIdle {
+            // Silence only counts while the client waits for something; the ping tells it which
+            // coordinator instance is answering.
+            lastHeard = .now
+            lastPing = .now
+            send(.ping)
+        }
     }
 
     func cancel(_ requestID: String) {
@@ -123,15 +129,30 @@ final class ClientDriver: IOLoopDriver {
         }
         guard !coordinatorSilent, silence >= configuration.heartbeatInterval * configuration.heartbeatLiveness else { return }
         coordinatorSilent = true
+        let resent = resendAccepted(now: now)
+        logger.warning("coordinator silent; resending outstanding requests until it answers", metadata: [
+            "silence": "\(silence)", "requests.accepted": "\(resent)", "requests.pending": "\(pending.count)",
+        ])
+    }
+
+    /// A PONG from a different coordinator instance means the coordinator restarted: it knows
+    /// the accepted requests only if its journal kept them, so resend them all (same identities).
+    private func noticeInstance(_ instance: String) {
+        defer { coordinatorInstance = instance }
+        guard let known = coordinatorInstance, known != instance else { return }
+        let resent = resendAccepted(now: .now)
+        logger.warning("coordinator restarted; resending accepted requests", metadata: ["requests.accepted": "\(resent)"])
+    }
+
+    /// Marks every accepted request unsent, so the sweep resends it now; returns how many.
+    private func resendAccepted(now: ContinuousClock.Instant) -> Int {
         var resent = 0
         for (requestID, call) in pending where call.accepted {
             pending[requestID]?.accepted = false
             pending[requestID]?.lastSent = now - configuration.resendInterval
             resent += 1
         }
-        logger.warning("coordinator silent; resending outstanding requests until it answers", metadata: [
-            "silence": "\(silence)", "requests.accepted": "\(resent)", "requests.pending": "\(pending.count)",
-        ])
+        return resent
     }
 
     private func read() {
@@ -156,8 +177,8 @@ final class ClientDriver: IOLoopDriver {
                 pending.removeValue(forKey: outcome.requestID)?.deliver(.success(outcome))
             case .stacks(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
-            case .pong:
-                break
+            case .pong(let instance):
+                noticeInstance(instance)
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
                 pending.removeValue(forKey: requestID)?.deliver(.failure(ActionBusError(code: code, message: message)))
