@@ -95,6 +95,7 @@ let package = Package(
             path: "Benchmarks/ActionBusBenchmarks"
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ActionWire"]),
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
         .testTarget(
             name: "ActionCoordinatorTests",

@@ -11,4 +11,7 @@ public struct JournalRecovery: Sendable {
     public var records = 0
     /// Bytes at the end that were not a whole record (a write torn by a crash) and were cut off.
     public var discardedBytes = 0
+
+    /// Nothing recovered (a new journal); fill in the fields to describe one by hand.
+    public init() {}
 }

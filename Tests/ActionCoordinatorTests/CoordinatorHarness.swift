@@ -1,4 +1,5 @@
 import ActionCoordinator
+import ActionJournal
 import ActionWire
 import Logging
 
@@ -10,8 +11,14 @@ final class RecordingOutbox: CoordinatorOutbox {
     private(set) var instructions: [(instruction: WorkerInstruction, worker: WorkerID)] = []
     /// Outcome-stream messages, in order.
     private(set) var stream: [StreamMessage] = []
+    /// Journal records, in order.
+    private(set) var journaled: [JournalRecord] = []
     /// Workers whose sends fail, as if their connection were gone.
     var unreachable: Set<WorkerID> = []
+
+    func journal(_ record: JournalRecord) {
+        journaled.append(record)
+    }
 
     func send(_ reply: ClientReply, to client: ClientAddress) {
         replies.append((reply, client))

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// SIGTERM on a worker: it takes no new work, finishes what it runs, then leaves.
-@Suite("Graceful worker shutdown", .serialized, .timeLimit(.minutes(2)))
+/// SIGTERM on a worker: it takes no new work, finishes what it runs, then leaves. SIGTERM on the
+/// coordinator: it stops reading, flushes its journal and exits 0.
+@Suite("Graceful shutdown", .serialized, .timeLimit(.minutes(2)))
 struct GracefulShutdownTests {
     @Test func terminatedWorkerFinishesItsRequestsAndNewWorkGoesElsewhere() throws {
         let bus = try BusFixture()
@@ -26,5 +27,42 @@ struct GracefulShutdownTests {
         #expect(finished.allSatisfy { $0.outcome == "success" && $0.worker == "w1" }, "finished where they started, not redelivered")
         #expect(leaving.waitForExit(timeout: .seconds(20)) == 0)
         #expect(coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker left"))
+    }
+
+    @Test func terminatedCoordinatorFlushesItsJournalAndItsSuccessorAnswersRetries() throws {
+        let bus = try BusFixture()
+        let first = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: first, ["--heartbeat-ms", "200"])
+        let once = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "k1", "--json"])
+        #expect(try OutcomeLine.parse(once.stdoutLines).first?.output?["n"]?.number == 1)
+
+        first.signal(SIGTERM)
+        #expect(first.waitForExit(timeout: .seconds(10)) == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("journal flushed and closed"))
+
+        let second = try bus.startCoordinator(name: "coordinator-2")
+        #expect(second.stderr.contains("journal.finished=1 "))
+        // A retry is answered from the journal, not run again; new work runs.
+        let retry = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "k1", "--json"])
+        #expect(try OutcomeLine.parse(retry.stdoutLines).first?.output?["n"]?.number == 1)
+        let fresh = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "k2", "--json"])
+        #expect(try OutcomeLine.parse(fresh.stdoutLines).first?.output?["n"]?.number == 2)
+    }
+
+    @Test func aCoordinatorWithoutJournalSaysSo() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        #expect(coordinator.stderr.contains("the journal is off (--no-journal)"))
+        #expect(!coordinator.stderr.contains("journal opened"))
+        #expect(!FileManager.default.fileExists(atPath: bus.dataDirectory))
+    }
+
+    @Test func twoCoordinatorsCannotShareADataDirectory() throws {
+        let bus = try BusFixture()
+        try bus.startCoordinator()
+        let other = try bus.start("intruder", ["coordinator", "--clients", "tcp://127.0.0.1:0", "--workers", "tcp://127.0.0.1:0",
+                                               "--outcomes", "tcp://127.0.0.1:0", "--data-dir", bus.dataDirectory])
+        #expect(other.waitForExit(timeout: .seconds(10)) == 1)
+        #expect(other.stderr.contains("is in use by another coordinator"), "\(other.stderr)")
     }
 }

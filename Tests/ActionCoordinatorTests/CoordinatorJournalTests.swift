@@ -1,0 +1,134 @@
+import ActionCoordinator
+import ActionJournal
+import ActionWire
+import Foundation
+import Testing
+
+/// What the core writes to the journal, and how it resumes from what a journal held.
+@Suite("Coordinator core: journal")
+struct CoordinatorJournalTests {
+    let w1 = WorkerID([0xA1])
+    let w2 = WorkerID([0xB2])
+
+    @Test func acceptingAndFinishingAreJournaledWithAWallClockDeadline() throws {
+        let h = CoordinatorHarness()
+        let before = Date()
+        let request = h.perform("r", timeoutMilliseconds: 5_000)
+        guard case .accepted(let journaled, let deadline) = try #require(h.outbox.journaled.first) else {
+            Issue.record("the first record is not an acceptance: \(h.outbox.journaled)")
+            return
+        }
+        #expect(journaled == request)
+        #expect(deadline.timeIntervalSince(before) >= 4.9 && deadline.timeIntervalSince(before) <= 5.5)
+
+        h.ready(w1)
+        h.complete(request, on: w1)
+        #expect(h.outbox.journaled.count == 2)
+        #expect(h.outbox.journaled.last == .finished(try #require(h.outcome("r"))))
+    }
+
+    @Test func refusedAndDuplicateRequestsAreNotJournaled() {
+        let h = CoordinatorHarness { $0.maxQueued = 1 }
+        h.perform("kept")
+        h.perform("kept")
+        h.perform("refused")
+        #expect(h.outbox.journaled.count == 1)
+        #expect(h.outcome("refused")?.failureCode == BusErrorCode.overloaded)
+    }
+
+    @Test func recoveredRequestsRunAgainAndAnswerTheClientThatResends() throws {
+        let h = CoordinatorHarness()
+        let request = h.request("lost", timeoutMilliseconds: 60_000)
+        var recovery = JournalRecovery()
+        recovery.unfinished = [(request, Date().addingTimeInterval(60))]
+        h.core.restore(recovery, now: h.at(.zero))
+        #expect(h.core.statistics.queued == 1)
+        #expect(h.core.statistics.recovered == 1)
+
+        h.ready(w1)
+        #expect(h.requestIDs(to: w1) == ["lost"])
+        // The client's resend finds it running: ACCEPTED now, the outcome when it finishes.
+        h.send(.perform(request))
+        #expect(h.replies == [.accepted(requestID: "lost")])
+        h.complete(request, on: w1)
+        #expect(h.outcome("lost")?.isSuccess == true)
+        #expect(h.core.statistics.duplicates == 1)
+    }
+
+    @Test func recoveredOutcomesAnswerRetriesAndRebuildStacks() throws {
+        let h = CoordinatorHarness()
+        let outcome = WireOutcome(
+            requestID: "done", action: "Documents.open", session: "s1", worker: "w", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: Array("{}".utf8))
+        )
+        var recovery = JournalRecovery()
+        recovery.finished = [outcome]
+        h.core.restore(recovery, now: h.at(.zero))
+
+        h.send(.perform(h.request("done", action: "Documents.open", session: "s1")))
+        #expect(h.replies == [.outcome(outcome)])
+        h.send(.stacks(queryID: "q", session: "s1"))
+        guard case .stacks(_, let json) = try #require(h.replies.last) else {
+            Issue.record("no stacks reply")
+            return
+        }
+        #expect(String(decoding: json, as: UTF8.self).contains("Documents.open"))
+    }
+
+    @Test func aRecoveredRequestsResultFromAWorkerThatStartedItBeforeTheRestartIsAdopted() throws {
+        let h = CoordinatorHarness()
+        let request = h.request("inflight", timeoutMilliseconds: 60_000)
+        var recovery = JournalRecovery()
+        recovery.unfinished = [(request, Date().addingTimeInterval(60))]
+        h.core.restore(recovery, now: h.at(.zero))
+
+        // w1 ran it for the previous coordinator and reports before registering again.
+        h.complete(request, on: w1)
+        guard case .finished(let outcome) = try #require(h.outbox.journaled.last) else {
+            Issue.record("the adopted result was not journaled")
+            return
+        }
+        #expect(outcome.requestID == "inflight" && outcome.isSuccess)
+        #expect(h.core.statistics.adoptedResults == 1)
+        #expect(h.core.statistics.queued == 0)
+        #expect(h.controlInstructions(to: w1) == [.disconnect])
+
+        // Nothing runs it again.
+        h.ready(w2)
+        #expect(h.requestIDs(to: w2).isEmpty)
+        h.send(.perform(request))
+        #expect(h.replies == [.outcome(outcome)])
+    }
+
+    @Test func aResultForARequestThatWasNotRecoveredIsStillDiscarded() {
+        let h = CoordinatorHarness()
+        h.perform("live")
+        h.complete(h.request("live"), on: w1)
+        #expect(h.core.statistics.lateResultsDiscarded == 1)
+        #expect(h.core.statistics.queued == 1)
+    }
+
+    @Test func theSnapshotHoldsKeptOutcomesThenUnfinishedRequestsInOrder() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        let first = h.perform("first", timeoutMilliseconds: 10_000)
+        h.perform("second", timeoutMilliseconds: 10_000)
+        h.perform("third", timeoutMilliseconds: 10_000)
+        h.complete(first, on: w1)
+        let wallNow = Date()
+        let snapshot = h.core.journalSnapshot(now: h.at(.seconds(4)), wallNow: wallNow)
+        #expect(snapshot.count == 3)
+        guard case .finished(let outcome) = snapshot[0] else {
+            Issue.record("the snapshot does not start with the outcome: \(snapshot)")
+            return
+        }
+        #expect(outcome.requestID == "first")
+        let unfinished = snapshot.dropFirst().compactMap { record -> (String, Date)? in
+            if case .accepted(let request, let deadline) = record { return (request.requestID, deadline) }
+            return nil
+        }
+        #expect(unfinished.map(\.0) == ["second", "third"])
+        // 10 s deadline, 4 s gone: 6 s left on the wall clock.
+        #expect(unfinished.allSatisfy { abs($0.1.timeIntervalSince(wallNow) - 6) < 0.01 })
+    }
+}

@@ -1,0 +1,147 @@
+import ActionJournal
+import ActionWire
+import Foundation
+import Testing
+
+/// The journal file: durability of commits, recovery, torn ends, locking and compaction.
+@Suite("Request journal")
+struct RequestJournalTests {
+    let directory: String
+
+    init() {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-test-\(UUID().uuidString)").path
+    }
+
+    var journalPath: String { (directory as NSString).appendingPathComponent("journal.log") }
+
+    func request(_ id: String, input: String = #"{"text":"hi"}"#) -> WireRequest {
+        WireRequest(requestID: id, action: "Echo.say", session: "s", timeoutMilliseconds: 1000, input: Array(input.utf8))
+    }
+
+    func outcome(_ id: String) -> WireOutcome {
+        WireOutcome(requestID: id, action: "Echo.say", session: "s", worker: "w1", closeActionStack: true,
+                    result: .success(contentType: WireRequest.json, output: Array(#"{"text":"hi"}"#.utf8)))
+    }
+
+    func withJournal<T>(compactionBytes: Int = 64 << 20, _ body: (RequestJournal) throws -> T) throws -> T {
+        let journal = try RequestJournal(directory: directory, compactionBytes: compactionBytes)
+        defer { journal.close() }
+        return try body(journal)
+    }
+
+    @Test func committedRecordsComeBackUnfinishedOrFinished() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let deadline = Date(timeIntervalSince1970: 1_900_000_000.123)
+        try withJournal { journal in
+            #expect(journal.recovery.records == 0)
+            journal.append(.accepted(request("a"), deadline: deadline))
+            journal.append(.accepted(request("b"), deadline: deadline))
+            journal.append(.finished(outcome("a")))
+            #expect(journal.hasUncommitted)
+            try journal.commit()
+            #expect(!journal.hasUncommitted)
+            #expect(journal.commits == 1)
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.records == 3)
+        #expect(recovery.unfinished.map(\.request) == [request("b")])
+        #expect(abs(recovery.unfinished[0].deadline.timeIntervalSince(deadline)) < 0.002)
+        #expect(recovery.finished == [outcome("a")])
+        #expect(recovery.discardedBytes == 0)
+    }
+
+    @Test func recordsNotCommittedAreNotThereAfterARestart() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            try journal.commit()
+            journal.append(.accepted(request("never-committed"), deadline: Date()))
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a"])
+    }
+
+    @Test func aTornEndIsCutOffAndLaterRecordsStillRead() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            try journal.commit()
+        }
+        // Half a record, as a crash in the middle of a write leaves it.
+        let handle = try #require(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 0, 40, 1, 2, 3, 4, UInt8(ascii: "A"), 0]))
+        try handle.close()
+
+        try withJournal { journal in
+            #expect(journal.recovery.discardedBytes == 10)
+            #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
+            journal.append(.accepted(request("b"), deadline: Date()))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.discardedBytes == 0)
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a", "b"])
+    }
+
+    @Test func aRecordWithABadChecksumEndsTheReadableJournal() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            journal.append(.accepted(request("b", input: #"{"text":"zzzz"}"#), deadline: Date()))
+            try journal.commit()
+        }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
+        let z = try #require(bytes.lastIndex(of: UInt8(ascii: "z")))
+        bytes[z] = UInt8(ascii: "y")
+        try Data(bytes).write(to: URL(fileURLWithPath: journalPath))
+
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a"])
+        #expect(recovery.discardedBytes > 0)
+    }
+
+    @Test func oneCoordinatorPerDirectory() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { _ in
+            let error = #expect(throws: JournalError.self) { try RequestJournal(directory: directory) }
+            #expect(error?.description.contains("in use by another coordinator (pid \(getpid()))") == true)
+        }
+        // Released on close.
+        _ = try withJournal { $0.recovery }
+    }
+
+    @Test func aFileThatIsNotAJournalIsLeftAlone() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: journalPath))
+        let error = #expect(throws: JournalError.self) { try RequestJournal(directory: directory) }
+        #expect(error?.description.contains("not an ActionBus journal") == true)
+        #expect(try String(contentsOfFile: journalPath, encoding: .utf8) == "hello")
+    }
+
+    @Test func compactionKeepsOnlyWhatIsLive() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let deadline = Date(timeIntervalSince1970: 1_900_000_000)
+        try withJournal(compactionBytes: 64 << 10) { journal in
+            let padding = String(repeating: "p", count: 1000)
+            for index in 0..<100 {
+                journal.append(.accepted(request("r\(index)", input: #"{"text":"\#(padding)"}"#), deadline: deadline))
+                journal.append(.finished(outcome("r\(index)")))
+            }
+            journal.append(.accepted(request("live"), deadline: deadline))
+            try journal.commit()
+            #expect(journal.needsCompaction)
+            let before = journal.fileBytes
+            try journal.compact([.finished(outcome("r99")), .accepted(request("live"), deadline: deadline)])
+            #expect(journal.fileBytes < before / 10)
+            #expect(!journal.needsCompaction)
+            journal.append(.accepted(request("after"), deadline: deadline))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.finished == [outcome("r99")])
+        #expect(recovery.unfinished.map(\.request.requestID) == ["live", "after"])
+        #expect(!FileManager.default.fileExists(atPath: journalPath + ".compacting"))
+    }
+}
