@@ -27,6 +27,9 @@ public protocol Action: Sendable {
     /// Where the action runs; defaults to the session's main serial queue.
     static var executor: ActionExecutorSelection { get }
 
+    /// How failures the action marks retryable are retried; defaults to ``ActionRetryPolicy/never``.
+    static var retryPolicy: ActionRetryPolicy { get }
+
     /// Does the work on the action's executor and reports the outcome through `completion`.
     static func perform(context: ActionContext<Input>, completion: ActionCompletion<Output>) -> ActionCompletion<Output>.Status
 }
@@ -37,4 +40,7 @@ extension Action {
 
     /// The session's main serial queue.
     public static var executor: ActionExecutorSelection { .sessionMain }
+
+    /// No retries.
+    public static var retryPolicy: ActionRetryPolicy { .never }
 }

@@ -26,8 +26,9 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
             featureName: featureName,
             actionName: actionName,
             actionDescription: A.description,
-            performJSON: { session, jsonInput, deadline, completionQueue, completion in
-                session.performJSON(self, jsonInput: jsonInput, deadline: deadline, completionQueue: completionQueue, completion: completion)
+            performJSON: { session, jsonInput, deadline, completionQueue, cancellation, completion in
+                session.performJSON(self, jsonInput: jsonInput, deadline: deadline, completionQueue: completionQueue,
+                                    cancellation: cancellation, completion: completion)
             }
         )
     }

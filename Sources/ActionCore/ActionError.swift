@@ -8,11 +8,27 @@ public struct ActionError: Error, Sendable, Hashable, Codable, CustomStringConve
     public var code: Code
     /// A human-readable explanation, safe to log and to show to a developer.
     public var message: String
+    /// Whether trying again may succeed (a transient fault): the session retries the action
+    /// under its ``Action/retryPolicy``. Not sent on the wire; only the final outcome is.
+    public var isRetryable: Bool
 
-    /// Creates an error with a code and a message.
-    public init(code: Code, message: String) {
+    /// Creates an error with a code and a message; `retryable` marks a transient failure.
+    public init(code: Code, message: String, retryable: Bool = false) {
         self.code = code
         self.message = message
+        self.isRetryable = retryable
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, message, isRetryable
+    }
+
+    /// Decodes an error; a missing `isRetryable` reads as `false`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(Code.self, forKey: .code)
+        message = try container.decode(String.self, forKey: .message)
+        isRetryable = try container.decodeIfPresent(Bool.self, forKey: .isRetryable) ?? false
     }
 
     /// `code: message`, for logs.

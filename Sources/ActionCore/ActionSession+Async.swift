@@ -24,18 +24,15 @@ extension ActionSession {
         input: A.Input,
         deadline: ContinuousClock.Instant? = nil
     ) async -> ActionOutcome<A.Output> {
-        let relay = CancellationRelay()
+        let cancellation = ActionCancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let completion = dispatch(binding, input: input, deadline: deadline, target: .immediate) { outcome in
+                _ = dispatch(binding, input: input, deadline: deadline, target: .immediate, cancellation: cancellation) { outcome in
                     continuation.resume(returning: outcome)
-                }
-                relay.arm {
-                    completion.terminate(with: ActionError(code: .cancelled, message: "\(binding.fullName) was cancelled by its caller"))
                 }
             }
         } onCancel: {
-            relay.cancel()
+            cancellation.cancel()
         }
     }
 }

@@ -16,12 +16,14 @@ extension ActionSession {
     ///   - jsonInput: The JSON-encoded input.
     ///   - deadline: When the perform fails with ``ActionError/Code/timedOut``; `nil` uses the default timeout.
     ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor.
+    ///   - cancellation: Cancels the perform when its ``ActionCancellation/cancel()`` is called.
     ///   - completion: Receives the outcome, exactly once.
     public func perform(
         named fullName: String,
         jsonInput: Data,
         deadline: ContinuousClock.Instant? = nil,
         completionQueue: DispatchQueue? = nil,
+        cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
         guard let action = catalog.action(named: fullName) else {
@@ -30,19 +32,21 @@ extension ActionSession {
             deliverEarly(.failure(error), completionQueue: completionQueue, completion: completion)
             return
         }
-        action.performJSON(self, jsonInput, deadline, completionQueue, completion)
+        action.performJSON(self, jsonInput, deadline, completionQueue, cancellation, completion)
     }
 
     /// Performs the action named `fullName` with JSON input given as bytes; see
-    /// ``perform(named:jsonInput:deadline:completionQueue:completion:)``.
+    /// ``perform(named:jsonInput:deadline:completionQueue:cancellation:completion:)``.
     public func perform(
         named fullName: String,
         jsonInput: [UInt8],
         deadline: ContinuousClock.Instant? = nil,
         completionQueue: DispatchQueue? = nil,
+        cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
-        perform(named: fullName, jsonInput: Data(jsonInput), deadline: deadline, completionQueue: completionQueue, completion: completion)
+        perform(named: fullName, jsonInput: Data(jsonInput), deadline: deadline, completionQueue: completionQueue,
+                cancellation: cancellation, completion: completion)
     }
 
     /// Performs the action named `fullName` with JSON input and returns its outcome, output JSON-encoded.
@@ -64,6 +68,7 @@ extension ActionSession {
         jsonInput: Data,
         deadline: ContinuousClock.Instant?,
         completionQueue: DispatchQueue?,
+        cancellation: ActionCancellation?,
         completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
         let input: A.Input
@@ -74,7 +79,7 @@ extension ActionSession {
             deliverEarly(.failure(failure), completionQueue: completionQueue, completion: completion)
             return
         }
-        perform(binding, input: input, deadline: deadline, completionQueue: completionQueue) { outcome in
+        perform(binding, input: input, deadline: deadline, completionQueue: completionQueue, cancellation: cancellation) { outcome in
             completion(outcome.encodedAsJSON(actionName: binding.fullName))
         }
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Logging
 
 extension ActionSession {
@@ -9,44 +10,104 @@ extension ActionSession {
     ///   - binding: The action, e.g. `EchoFeature.say`.
     ///   - input: The action's input.
     ///   - deadline: When the perform fails with ``ActionError/Code/timedOut``; `nil` uses the
-    ///     session's ``ActionSessionConfiguration/defaultTimeout``.
+    ///     session's ``ActionSessionConfiguration/defaultTimeout``. Retries share it.
     ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor (so
     ///     an action that blocks its serial queue also holds back its own timeout outcome).
-    ///   - completion: Receives the outcome, exactly once.
-    /// - Returns: The perform's identity, as seen by dispatch observers.
+    ///   - cancellation: Cancels the perform when its ``ActionCancellation/cancel()`` is called.
+    ///   - completion: Receives the outcome, exactly once (after any retries).
+    /// - Returns: The identity of the first attempt, as seen by dispatch observers.
     @discardableResult
     public func perform<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         input: A.Input,
         deadline: ContinuousClock.Instant? = nil,
         completionQueue: DispatchQueue? = nil,
+        cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         let target: CompletionTarget = completionQueue.map { .queue($0) } ?? .executor(executor(for: A.executor))
-        return dispatch(binding, input: input, deadline: deadline, target: target, completion: completion).requestID
+        return dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
     }
 
-    /// Performs an action that takes no input; see ``perform(_:input:deadline:completionQueue:completion:)``.
+    /// Performs an action that takes no input; see ``perform(_:input:deadline:completionQueue:cancellation:completion:)``.
     @discardableResult
     public func perform<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         deadline: ContinuousClock.Instant? = nil,
         completionQueue: DispatchQueue? = nil,
+        cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID where A.Input == NoInput {
-        perform(binding, input: NoInput(), deadline: deadline, completionQueue: completionQueue, completion: completion)
+        perform(binding, input: NoInput(), deadline: deadline, completionQueue: completionQueue, cancellation: cancellation, completion: completion)
     }
 
-    /// The single path every perform takes: observers, timeout, executor hop, exactly-once delivery.
+    /// Performs `binding` under its action's retry policy: attempts until one succeeds, fails
+    /// without ``ActionError/isRetryable``, is cancelled, or the next backoff would pass the
+    /// deadline; only the last outcome reaches `completion`.
     func dispatch<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         input: A.Input,
         deadline: ContinuousClock.Instant?,
         target: CompletionTarget,
+        cancellation: ActionCancellation?,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
-    ) -> ActionCompletion<A.Output> {
+    ) -> ActionRequestID {
+        let deadline = deadline ?? configuration.defaultTimeout.map { .now + $0 }
+        return attempt(1, of: binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
+    }
+
+    private func attempt<F: Feature, A: Action>(
+        _ number: Int,
+        of binding: ActionBinding<F, A>,
+        input: A.Input,
+        deadline: ContinuousClock.Instant?,
+        target: CompletionTarget,
+        cancellation: ActionCancellation?,
+        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+    ) -> ActionRequestID {
+        let policy = A.retryPolicy
+        guard number < policy.maxAttempts else {
+            return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
+        }
+        return dispatchOnce(binding, input: input, deadline: deadline, target: .immediate, cancellation: cancellation) { [self] outcome in
+            guard case .failure(let error, _) = outcome, error.isRetryable, cancellation?.isCancelled != true else {
+                target.run { completion(outcome) }
+                return
+            }
+            let backoff = policy.backoff(beforeAttempt: number + 1)
+            if let deadline, ContinuousClock.now + backoff >= deadline {
+                target.run { completion(outcome) }
+                return
+            }
+            logger.info("Retrying after a retryable failure", metadata: [
+                "action.name": "\(binding.fullName)", "action.attempt": "\(number + 1)", "action.maxAttempts": "\(policy.maxAttempts)",
+                "action.backoff": "\(backoff)", "action.error": "\(error)",
+            ])
+            // Whichever comes first, the backoff's end or a cancellation, starts the next attempt
+            // (a cancelled one ends at once with `cancelled`).
+            let started = Locked(false)
+            let next: @Sendable () -> Void = { [self] in
+                guard started.withLock({ started in defer { started = true }; return !started }) else { return }
+                _ = attempt(number + 1, of: binding, input: input, deadline: deadline, target: target,
+                            cancellation: cancellation, completion: completion)
+            }
+            cancellation?.onCancel(next)
+            DispatchQueue.global().asyncAfter(deadline: .now() + backoff.dispatchInterval, execute: next)
+        }
+    }
+
+    /// The single path every attempt takes: observers, timeout, cancellation, executor hop,
+    /// exactly-once delivery.
+    private func dispatchOnce<F: Feature, A: Action>(
+        _ binding: ActionBinding<F, A>,
+        input: A.Input,
+        deadline: ContinuousClock.Instant?,
+        target: CompletionTarget,
+        cancellation: ActionCancellation?,
+        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+    ) -> ActionRequestID {
         let executor = executor(for: A.executor)
-        let run = ActionRun(id: .next(), deadline: deadline ?? configuration.defaultTimeout.map { .now + $0 })
+        let run = ActionRun(id: .next(), deadline: deadline)
         let event = ActionDispatchEvent(
             requestID: run.id,
             sessionName: name,
@@ -83,6 +144,9 @@ extension ActionSession {
         if let deadline = run.deadline {
             scheduleTimeout(at: deadline, of: actionCompletion, actionName: binding.fullName)
         }
+        cancellation?.onCancel {
+            actionCompletion.terminate(with: ActionError(code: .cancelled, message: "\(binding.fullName) was cancelled by its caller"))
+        }
         executor.submit { [self] in
             // The caller already has a timeout or cancellation outcome: do not start stale work.
             guard !run.isTerminated else {
@@ -100,7 +164,7 @@ extension ActionSession {
             )
             _ = A.perform(context: context, completion: actionCompletion)
         }
-        return actionCompletion
+        return run.id
     }
 
     private func logger(forAction actionName: String, requestID: ActionRequestID) -> Logger {
@@ -112,15 +176,14 @@ extension ActionSession {
 
     private func scheduleTimeout<Output>(at deadline: ContinuousClock.Instant, of completion: ActionCompletion<Output>, actionName: String) {
         let timeout = deadline - .now
-        let (seconds, attoseconds) = timeout.components
+        let seconds = timeout.components.seconds
         // Beyond a century there is nothing useful to wait for, and DispatchTime would overflow.
         guard seconds < 3_153_600_000 else { return }
-        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         let milliseconds = Int((timeout / .milliseconds(1)).rounded(.up))
         let message = "\(actionName) did not complete before its deadline (\(max(0, milliseconds)) ms after it was requested)"
         // The block keeps the completion alive until the deadline, so even an action that drops
         // its async handle (never completes) gets its timeout.
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) {
             completion.terminate(with: ActionError(code: .timedOut, message: message))
         }
     }
@@ -134,5 +197,13 @@ extension ActionCompletion.Rejection {
         case .afterTermination(let code):
             return code == .timedOut ? .afterTimeout : .afterCancellation
         }
+    }
+}
+
+extension Duration {
+    /// The duration for Dispatch, in whole nanoseconds, never negative.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
     }
 }

@@ -12,7 +12,8 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
     public let actionDescription: String
 
     typealias JSONPerformer = @Sendable (
-        ActionSession, Data, ContinuousClock.Instant?, DispatchQueue?, @escaping @Sendable (ErasedActionOutcome) -> Void
+        ActionSession, Data, ContinuousClock.Instant?, DispatchQueue?, ActionCancellation?,
+        @escaping @Sendable (ErasedActionOutcome) -> Void
     ) -> Void
     let performJSON: JSONPerformer
 

@@ -55,6 +55,8 @@ public enum SleepAction: Action {
         }
         let pending = completion.willCompleteAsync()
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) {
+            // Cancelled or past its deadline, the caller already has its outcome.
+            guard !context.isCancelled else { return }
             pending.completed(.success(Output(sleptMs: ms)))
         }
         return pending

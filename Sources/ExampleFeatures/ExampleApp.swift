@@ -3,7 +3,8 @@ import ActionCore
 /// The root feature group of the example application hosted by the `actionbus` CLI and used by tests.
 ///
 /// Its actions: `Echo.say`, `Clock.sleep`, `Math.fibonacci`, `Sequence.next`,
-/// `Documents.open`, `Documents.edit`, `Documents.close`, `Fault.fail` and `Fault.hang`.
+/// `Documents.open`, `Documents.edit`, `Documents.close`, `Fault.fail`, `Fault.hang`, `Fault.crash`
+/// and `Fault.flaky`.
 public enum ExampleApp: FeatureGroup {
     /// "The example features".
     public static let description = "The example features"

@@ -20,7 +20,7 @@ final class WorkerDriver: IOLoopDriver {
     private let logger: Logger
     private var socket: Socket
     private var sessions: [String: HostedSession] = [:]
-    private var running: [String: String] = [:]
+    private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
     /// Where completions land before hopping to the loop: never the action's own queue, so a
     /// timeout still arrives when an action blocks its queue.
@@ -159,8 +159,13 @@ final class WorkerDriver: IOLoopDriver {
                 case .disconnect:
                     register()
                 case .cancel(let requestID):
-                    // The coordinator has already answered the client; the outcome will be discarded.
+                    // The coordinator has already answered the client; stop the work (the action
+                    // sees it through its context) and free the credit when it ends.
                     logger.debug("request cancelled by client", metadata: ["action.request": "\(requestID)"])
+                    if let request = running[requestID] {
+                        statistics.cancelled += 1
+                        request.cancellation.cancel()
+                    }
                 }
             } catch {
                 statistics.malformedMessages += 1
@@ -202,7 +207,8 @@ final class WorkerDriver: IOLoopDriver {
         }
         sessions[sessionName]!.running += 1
         sessions[sessionName]!.lastUsed = now
-        running[request.requestID] = sessionName
+        let cancellation = ActionCancellation()
+        running[request.requestID] = RunningRequest(sessionName: sessionName, cancellation: cancellation)
         let deadline = request.timeoutMilliseconds == 0 ? nil : now + .milliseconds(Int64(request.timeoutMilliseconds))
         guard request.contentType == WireRequest.json else {
             finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")))
@@ -211,14 +217,15 @@ final class WorkerDriver: IOLoopDriver {
         let loop = self.loop
         // The action runs on its own executor; its completion comes back to this loop once.
         sessions[sessionName]!.session.perform(
-            named: request.action, jsonInput: request.input, deadline: deadline, completionQueue: completionQueue
+            named: request.action, jsonInput: request.input, deadline: deadline, completionQueue: completionQueue,
+            cancellation: cancellation
         ) { outcome in
             loop.execute { driver, _ in driver.finish(request, outcome) }
         }
     }
 
     private func finish(_ request: WireRequest, _ outcome: ErasedActionOutcome) {
-        if let sessionName = running.removeValue(forKey: request.requestID) {
+        if let sessionName = running.removeValue(forKey: request.requestID)?.sessionName {
             sessions[sessionName]?.running -= 1
             sessions[sessionName]?.lastUsed = .now
         }

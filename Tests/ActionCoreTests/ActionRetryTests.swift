@@ -1,0 +1,113 @@
+import ActionCore
+import ExampleFeatures
+import Foundation
+import Testing
+
+/// Retry policies: retryable failures are tried again with jittered exponential backoff, within
+/// the deadline; the caller sees one outcome.
+@Suite("Action retries")
+struct ActionRetryTests {
+    let session = ActionSession(name: "retries-\(UUID().uuidString)", catalog: ExampleApp.catalog)
+
+    @Test func retryableFailuresAreRetriedUntilOneSucceeds() async throws {
+        let observer = TestObserver()
+        session.addObserver(observer)
+        let key = UUID().uuidString
+        let output = try await session.perform(FaultFeature.flaky, input: .init(key: key, failures: 3))
+        #expect(output.attempts == 4)
+        // Each attempt is a perform of its own for observers.
+        #expect(observer.events.values.filter { if case .willBegin = $0 { true } else { false } }.count == 4)
+    }
+
+    @Test func theLastFailureIsDeliveredWhenAttemptsRunOut() async {
+        let key = UUID().uuidString
+        let outcome = await session.outcome(of: FaultFeature.flaky, input: .init(key: key, failures: 10))
+        #expect(outcome.error?.code == .transientFailure)
+        #expect(outcome.error?.message == "attempt 4 failed on purpose")
+        #expect(outcome.error?.isRetryable == true)
+    }
+
+    @Test func failuresNotMarkedRetryableAreNotRetried() async {
+        let observer = TestObserver()
+        session.addObserver(observer)
+        let outcome = await session.outcome(of: FaultFeature.fail, input: .init(message: "once"))
+        #expect(outcome.error?.code == .actionFailed)
+        #expect(observer.events.values.filter { if case .willBegin = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test func noRetryStartsPastTheDeadline() async {
+        let key = UUID().uuidString
+        // The first backoff is 5–10 ms; a 2 ms deadline leaves no room for it.
+        let outcome = await session.outcome(of: FaultFeature.flaky, input: .init(key: key, failures: 1), deadline: .now + .milliseconds(2))
+        #expect(outcome.error?.code == .transientFailure || outcome.error?.code == .timedOut)
+        #expect(outcome.error?.message != "attempt 2 failed on purpose")
+    }
+
+    @Test func cancellingDuringTheBackoffEndsThePerformAtOnce() async throws {
+        let policySession = ActionSession(name: "slow-retries-\(UUID().uuidString)", catalog: ActionCatalog(features: [SlowRetryFeature.self]))
+        let cancellation = ActionCancellation()
+        let outcomes = Recorder<ActionOutcome<NoOutput>>()
+        policySession.perform(SlowRetryFeature.failing, cancellation: cancellation) { outcomes.record($0) }
+        try #require(await waitUntil { AlwaysRetryableAction.attempts.withLock { $0 } >= 1 })
+        cancellation.cancel()
+        let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
+        #expect(delivered.first?.error?.code == .cancelled)
+        #expect(AlwaysRetryableAction.attempts.withLock { $0 } == 1)
+    }
+
+    @Test func backoffGrowsExponentiallyWithinItsJitterAndCap() {
+        let policy = ActionRetryPolicy(maxAttempts: 10, initialBackoff: .milliseconds(100), multiplier: 2, maxBackoff: .seconds(1), jitter: 0.5)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let second = policy.backoff(beforeAttempt: 2, using: &generator)
+            let third = policy.backoff(beforeAttempt: 3, using: &generator)
+            let late = policy.backoff(beforeAttempt: 60, using: &generator)
+            #expect(second >= .milliseconds(50) && second <= .milliseconds(100))
+            #expect(third >= .milliseconds(100) && third <= .milliseconds(200))
+            #expect(late >= .milliseconds(500) && late <= .seconds(1))
+        }
+        let steady = ActionRetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(40), jitter: 0)
+        #expect(steady.backoff(beforeAttempt: 3) == .milliseconds(80))
+        #expect(ActionRetryPolicy.never.maxAttempts == 1)
+        #expect(ActionRetryPolicy(maxAttempts: 0, initialBackoff: .zero).maxAttempts == 1)
+    }
+
+    @Test func errorsDecodeWithoutTheRetryableField() throws {
+        let error = try JSONDecoder().decode(ActionError.self, from: Data(#"{"code":"actionFailed","message":"m"}"#.utf8))
+        #expect(error == ActionError(code: .actionFailed, message: "m"))
+        #expect(!error.isRetryable)
+    }
+}
+
+/// An action that always fails retryably, with a 10 s backoff (well within the 30 s default deadline).
+enum SlowRetryFeature: Feature {
+    static let description = "Retries slowly"
+    static let failing = action(AlwaysRetryableAction.self)
+
+    static func prepare(actions: inout FeatureActions) {
+        actions.declare(failing)
+    }
+}
+
+enum AlwaysRetryableAction: Action {
+    static let description = "Always fails retryably"
+    static let retryPolicy = ActionRetryPolicy(maxAttempts: 5, initialBackoff: .seconds(10), jitter: 0)
+    static let attempts = LockedCounter()
+
+    static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
+        attempts.withLock { $0 += 1 }
+        return completion.completedSync(.failure(ActionError(code: .actionFailed, message: "try later", retryable: true)))
+    }
+}
+
+/// A counter behind an NSLock (visible to TSan).
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func withLock<Result>(_ body: (inout Int) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
