@@ -155,14 +155,37 @@ LoggingSystem.bootstrap { label in
     return handler
 }
 
-func busRun(action: String, input: String, requests: Int, inFlight: Int, workers workerCount: Int) async throws -> (Double, LatencySamples) {
+/// What else the bus carries during a run.
+struct BusVariant {
+    /// Journal accepted requests and outcomes (fdatasync per batch) under `.build/`.
+    var journal = false
+    /// A subscriber to every outcome that never reads.
+    var stalledSubscriber = false
+}
+
+func busRun(
+    action: String, input: String, requests: Int, inFlight: Int, workers workerCount: Int, variant: BusVariant = BusVariant()
+) async throws -> (Double, LatencySamples, CoordinatorStatistics) {
     let context = try ZMQContext()
     var configuration = CoordinatorConfiguration()
     configuration.clientsEndpoint = "tcp://127.0.0.1:*"
     configuration.workersEndpoint = "tcp://127.0.0.1:*"
     configuration.outcomesEndpoint = "tcp://127.0.0.1:*"
     configuration.maxQueued = requests
+    // Beside the build, not in /tmp (often tmpfs, where fdatasync costs nothing).
+    let dataDirectory = FileManager.default.currentDirectoryPath + "/.build/bench-journal-\(UUID().uuidString)"
+    if variant.journal { configuration.dataDirectory = dataDirectory }
+    defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
     let coordinator = try Coordinator(configuration: configuration, context: context)
+    var stalled: Socket?
+    if variant.stalledSubscriber {
+        let subscriber = try Socket(context, type: .sub)
+        try subscriber.setOption(.receiveHighWaterMark, 100)
+        try subscriber.setOption(.subscribe, [UInt8]())
+        try subscriber.connect(coordinator.endpoints.outcomes)
+        stalled = subscriber
+    }
+    defer { stalled?.close() }
     var workers: [Worker] = []
     for index in 0..<workerCount {
         var workerConfiguration = WorkerConfiguration()
@@ -202,23 +225,32 @@ func busRun(action: String, input: String, requests: Int, inFlight: Int, workers
         if received == requests { break }
     }
     let elapsed = ContinuousClock.now - started
+    let statistics = await coordinator.statistics()
     await client.close()
     for worker in workers { await worker.stop() }
     await coordinator.stop()
-    return (Double(requests) / elapsed.seconds, samples)
+    return (Double(requests) / elapsed.seconds, samples, statistics)
 }
 
 report.add("## The bus: client → coordinator → worker → back, tcp loopback, one process")
 report.add("")
-report.add("| workload | throughput | latency |")
-report.add("| --- | --- | --- |")
-for (label, action, input, requests, inFlight, workers) in [
-    ("Echo.say, 1 in flight, 2 workers", "Echo.say", #"{"text":"hi"}"#, 5_000, 1, 2),
-    ("Echo.say, 500 in flight, 2 workers", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2),
-    ("Clock.sleep 5 ms, 500 in flight, 2 workers", "Clock.sleep", #"{"ms":5}"#, 20_000, 500, 2),
+report.add("| workload | throughput | latency | stream overflows |")
+report.add("| --- | --- | --- | --- |")
+let journaled = BusVariant(journal: true)
+let stalledSubscriber = BusVariant(stalledSubscriber: true)
+for (label, action, input, requests, inFlight, workers, variant) in [
+    ("Echo.say, 1 in flight, 2 workers", "Echo.say", #"{"text":"hi"}"#, 5_000, 1, 2, BusVariant()),
+    ("Echo.say, 1 in flight, 2 workers, journal", "Echo.say", #"{"text":"hi"}"#, 2_000, 1, 2, journaled),
+    ("Echo.say, 500 in flight, 2 workers", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, BusVariant()),
+    ("Echo.say, 500 in flight, 2 workers, journal", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, journaled),
+    ("Echo.say, 500 in flight, 2 workers, a stalled subscriber", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, stalledSubscriber),
+    ("Clock.sleep 5 ms, 500 in flight, 2 workers", "Clock.sleep", #"{"ms":5}"#, 20_000, 500, 2, BusVariant()),
+    ("Clock.sleep 5 ms, 500 in flight, 2 workers, journal", "Clock.sleep", #"{"ms":5}"#, 20_000, 500, 2, journaled),
 ] {
-    let (rate, samples) = try await busRun(action: action, input: input, requests: requests, inFlight: inFlight, workers: workers)
-    report.add(String(format: "| %@ | %.0f req/s | %@ |", label, rate, samples.summary))
+    let (rate, samples, statistics) = try await busRun(
+        action: action, input: input, requests: requests, inFlight: inFlight, workers: workers, variant: variant
+    )
+    report.add(String(format: "| %@ | %.0f req/s | %@ | %d |", label, rate, samples.summary, statistics.streamOverflows))
 }
 report.add("")
 try report.write(to: outputPath)

@@ -54,8 +54,8 @@ public final class CoordinatorCore {
     /// Counts a reply that could not be delivered.
     public func recordUndeliverableReply() { counters.undeliverableReplies += 1 }
 
-    /// Counts an outcome-stream message that a slow subscriber missed.
-    public func recordStreamDrop() { counters.streamDrops += 1 }
+    /// Counts a subscriber queue found full by a publish.
+    public func recordStreamOverflow() { counters.streamOverflows += 1 }
 
     /// Counts a journal commit that failed.
     public func recordJournalFailure() { counters.journalFailures += 1 }

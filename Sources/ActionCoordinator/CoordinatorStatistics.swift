@@ -18,8 +18,10 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var malformedWorkerMessages = 0
     /// Replies to clients that were gone or full.
     public var undeliverableReplies = 0
-    /// Outcome-stream messages that at least one slow subscriber missed (its queue was full).
-    public var streamDrops = 0
+    /// Times a subscriber's queue was full when an outcome was published. From then on libzmq
+    /// drops outcomes for that subscriber alone, without telling the publisher, until it reads
+    /// again; the subscriber sees exactly how many it missed from the sequence numbers.
+    public var streamOverflows = 0
     /// Accepted, unfinished requests taken back from the journal at start.
     public var recovered = 0
     /// Results adopted for recovered requests from workers that started them before a restart.

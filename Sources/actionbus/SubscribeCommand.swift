@@ -51,9 +51,11 @@ struct SubscribeCommand: AsyncParsableCommand {
         printError("subscribed to \(outcomes)")
         let json = json, limit = limit
         try await untilTerminated {
-            var printed = 0
+            var printed = 0, missed: UInt64 = 0, gaps = 0
             for await event in stream {
                 if event.missed > 0 {
+                    missed += event.missed
+                    gaps += 1
                     printError("gap: \(event.missed) outcome(s) dropped before sequence \(event.sequence)")
                 }
                 if json {
@@ -63,6 +65,9 @@ struct SubscribeCommand: AsyncParsableCommand {
                 }
                 printed += 1
                 if let limit, printed >= limit { break }
+            }
+            if gaps > 0 {
+                printError("missed \(missed) outcome(s) in \(gaps) gap(s); this subscriber read too slowly for the stream")
             }
         }
         await client.close()

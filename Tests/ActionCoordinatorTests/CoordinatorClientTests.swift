@@ -171,14 +171,14 @@ struct CoordinatorClientTests {
         h.core.recordMalformed(fromWorker: false)
         h.core.recordMalformed(fromWorker: false)
         h.core.recordUndeliverableReply()
-        h.core.recordStreamDrop()
+        h.core.recordStreamOverflow()
         h.core.recordJournalFailure()
         stats = h.core.statistics
         #expect(stats.lateResultsDiscarded == 1)
         #expect(stats.malformedWorkerMessages == 1)
         #expect(stats.malformedClientMessages == 2)
         #expect(stats.undeliverableReplies == 1)
-        #expect(stats.streamDrops == 1)
+        #expect(stats.streamOverflows == 1)
         #expect(stats.journalFailures == 1)
     }
 }

@@ -112,7 +112,7 @@ struct FaultTests {
                                                 "--timeout", "60"], timeout: .seconds(120))
         #expect(load.process.terminationStatus == 0, "\(load.stderr)")
         #expect(load.stdoutLines.count == 10000)
-        try expect(waitUntil { coordinator.stderr.contains("outcome stream dropped messages for a slow subscriber") },
+        try expect(waitUntil { coordinator.stderr.contains("outcome stream overflowed for a slow subscriber; it misses outcomes until it catches up") },
                    "no drop was counted: \(coordinator.stderr)")
 
         // The other subscriber is still served, and the stalled one, resumed, reports its gap.

@@ -279,10 +279,12 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         do {
             try outcomes.send(outgoing, options: .dontWait)
         } catch {
-            // A matching subscriber's queue is full. Count it, then send again in lossy mode:
-            // libzmq drops the message for the full subscribers only, and they see the gap in
-            // the sequence numbers. The request path never waits for a subscriber.
-            core?.recordStreamDrop()
+            // A matching subscriber's queue is full (XPUB_NODROP refuses the whole send). Count
+            // it, then send again in lossy mode: libzmq drops the message for the full
+            // subscribers only (and parks them until they read again, so their later drops are
+            // silent), and they see the gap in the sequence numbers. The request path never
+            // waits for a subscriber.
+            core?.recordStreamOverflow()
             warnAboutDrops()
             do {
                 try outcomes.setOption(.xpubNoDrop, false)
@@ -294,13 +296,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    /// At most one warning per 10 s, with the running total.
+    /// At most one warning per 10 s, with the running count.
     private func warnAboutDrops() {
         let now = ContinuousClock.now
         if let last = lastDropWarning, now - last < .seconds(10) { return }
         lastDropWarning = now
-        logger.warning("outcome stream dropped messages for a slow subscriber", metadata: [
-            "stream.drops": "\(core?.statistics.streamDrops ?? 0)",
+        logger.warning("outcome stream overflowed for a slow subscriber; it misses outcomes until it catches up", metadata: [
+            "stream.overflows": "\(core?.statistics.streamOverflows ?? 0)",
         ])
     }
 
