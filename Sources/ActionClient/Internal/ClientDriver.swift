@@ -107,6 +107,11 @@ final class ClientDriver: IOLoopDriver {
                 // Lazy Pirate: the coordinator is silent; resend with the same identity (it dedupes).
                 pending[requestID]?.lastSent = now
                 send(.perform(call.request))
+            } else if call.accepted, !call.polled, now >= call.deadline - configuration.answerGrace / 6 {
+                // Past the request's deadline and the coordinator's grace, its answer should be
+                // here; ask once more in case the reply was lost (it answers from its record).
+                pending[requestID]?.polled = true
+                send(.perform(call.request))
             }
         }
         for requestID in expired {

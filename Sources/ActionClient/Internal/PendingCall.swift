@@ -7,5 +7,7 @@ struct PendingCall {
     let deadline: ContinuousClock.Instant
     var lastSent: ContinuousClock.Instant
     var accepted = false
+    /// Whether the last-chance resend went out (see `ClientDriver.sweepPending`).
+    var polled = false
     let deliver: @Sendable (Result<WireOutcome, ActionBusError>) -> Void
 }
