@@ -13,7 +13,7 @@ echo "== wire codec fuzzing (libFuzzer, 30 s)"
 scripts/fuzz.sh 30
 
 echo "== swift test"
-swift test
+swift test --no-parallel
 
 # The sanitized build lives in its own folder so the two builds never invalidate each other.
 echo "== swift test --sanitize=thread (ActionCore, ZeroMQ)"

@@ -15,6 +15,9 @@ import ZeroMQ
 public final class Coordinator: Sendable {
     private let loop: IOLoop<CoordinatorDriver>
     private let authenticator: ZAPAuthenticator?
+    /// Yields the error that made the coordinator stop on its own (a failed journal write).
+    private let fatalErrors: AsyncStream<any Error>
+    private let fatalErrorSink: AsyncStream<any Error>.Continuation
     /// The endpoints bound, with the ports chosen for `*`.
     public let endpoints: CoordinatorEndpoints
 
@@ -28,13 +31,17 @@ public final class Coordinator: Sendable {
     ) throws {
         let context = try context ?? ZMQContext()
         let bound = Locked<CoordinatorEndpoints?>(nil)
+        let (fatalErrors, fatalErrorSink) = AsyncStream<any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // The ZAP handler must be up before the sockets bind, so no handshake slips past it.
         let authenticator = try configuration.curve.map { curve in
             try ZAPAuthenticator(context: context) { curve.decide($0) }
         }
         do {
             loop = try IOLoop(name: "coordinator-io", context: context) { runtime in
-                let driver = try CoordinatorDriver(runtime: runtime, configuration: configuration, logger: logger)
+                let driver = try CoordinatorDriver(
+                    runtime: runtime, configuration: configuration, logger: logger,
+                    onFatalError: { fatalErrorSink.yield($0) }
+                )
                 bound.withLock { $0 = driver.endpoints }
                 return driver
             }
@@ -43,6 +50,8 @@ public final class Coordinator: Sendable {
             throw error
         }
         self.authenticator = authenticator
+        self.fatalErrors = fatalErrors
+        self.fatalErrorSink = fatalErrorSink
         endpoints = bound.withLock { $0! }
         logger.info("coordinator listening", metadata: [
             "endpoint.clients": "\(endpoints.clients)", "endpoint.workers": "\(endpoints.workers)",
@@ -55,10 +64,23 @@ public final class Coordinator: Sendable {
         await loop.read(CoordinatorStatistics()) { $0.core.statistics }
     }
 
-    /// Serves until the calling task is cancelled, then stops.
+    /// Serves until the calling task is cancelled, then stops (committing the journal).
+    ///
+    /// - Throws: the ``ActionJournal/JournalError`` that made the coordinator stop on its own:
+    ///   a journal it cannot write must not acknowledge anything more.
     public func run() async throws {
-        await loop.runUntilCancelled()
+        var failure: (any Error)?
+        await withTaskCancellationHandler {
+            for await error in fatalErrors {
+                failure = error
+                break
+            }
+        } onCancel: {
+            fatalErrorSink.finish()
+        }
+        await loop.stop()
         authenticator?.stop()
+        if let failure { throw failure }
     }
 
     /// Stops serving and closes the sockets.

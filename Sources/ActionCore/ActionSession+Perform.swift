@@ -201,9 +201,11 @@ extension ActionCompletion.Rejection {
 }
 
 extension Duration {
-    /// The duration for Dispatch, in whole nanoseconds, never negative.
+    /// The duration for Dispatch, in whole nanoseconds, never negative, at most a century
+    /// (beyond that the nanosecond count would overflow).
     var dispatchInterval: DispatchTimeInterval {
         let (seconds, attoseconds) = components
+        guard seconds < 3_153_600_000 else { return .seconds(3_153_600_000) }
         return .nanoseconds(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
     }
 }

@@ -8,8 +8,9 @@ import Foundation
 /// the request's or outcome's wire fields, and for `A` a last frame with the deadline in
 /// milliseconds since 1970 (u64).
 extension JournalRecord {
-    /// The largest record body the reader believes; a larger length means a damaged file.
-    static let maxBodyBytes = 64 << 20
+    /// The largest record body the reader believes (a request or outcome is at most the
+    /// coordinator's message limit); a larger length means a damaged file.
+    static let maxBodyBytes = 1 << 30
 
     /// Appends the whole record (length, checksum and body) to `buffer`.
     func append(to buffer: inout [UInt8]) {
@@ -19,7 +20,8 @@ extension JournalRecord {
         case .accepted(let request, let deadline):
             kind = UInt8(ascii: "A")
             request.encode(into: &frames)
-            let milliseconds = UInt64(clamping: Int64((deadline.timeIntervalSince1970 * 1000).rounded(.up)))
+            // Clamped in Double first: a deadline centuries away must not trap the conversion.
+            let milliseconds = UInt64(min(max(0, (deadline.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
             frames.append(milliseconds.bigEndianBytes)
         case .finished(let outcome):
             kind = UInt8(ascii: "F")
@@ -47,6 +49,15 @@ extension JournalRecord {
         let body = bytes[start..<start + length]
         guard CRC32.checksum(body) == checksum, let record = decodeBody(body) else { return nil }
         return (record, start + length)
+    }
+
+    /// Whether the bytes from `offset` to the end can be what a crash leaves of one record
+    /// being appended: too short for its header, or a record whose stated length reaches (or
+    /// passes) the end of the file. Anything else is damage in the middle of the journal.
+    static func isTornEnd(_ bytes: [UInt8], at offset: Int) -> Bool {
+        guard bytes.count - offset >= 8 else { return true }
+        let length = Int(UInt32(bigEndian: bytes, at: offset))
+        return offset + 8 + length >= bytes.count
     }
 
     private static func decodeBody(_ body: ArraySlice<UInt8>) -> JournalRecord? {

@@ -36,6 +36,8 @@ public final class RequestJournal {
     private var descriptor: Int32
     private var lockDescriptor: Int32
     private var buffer: [UInt8] = []
+    /// Set by the first failed commit; every later commit throws it.
+    private var failure: JournalError?
 
     /// Opens (or creates) the journal in `directory`, reading everything it holds.
     ///
@@ -85,15 +87,19 @@ public final class RequestJournal {
 
     /// Writes and syncs every buffered record.
     ///
-    /// On failure the file is cut back to what was committed and the records stay buffered, so
-    /// a later commit retries them.
+    /// A failure is final: after a failed `fdatasync` Linux may have dropped the dirty pages
+    /// and a retry can report success for data that is not on disk, so the journal refuses
+    /// every later commit. The owner stops; a restart reads what the disk really holds (a
+    /// partly written record at the end is cut off then).
     public func commit() throws(JournalError) {
-        guard !buffer.isEmpty, descriptor >= 0 else { return }
+        if let failure { throw failure }
+        guard !buffer.isEmpty else { return }
+        guard descriptor >= 0 else { throw JournalError("the journal in \(directory) is closed") }
         do throws(JournalError) {
             try Self.writeAll(descriptor, buffer, path: path)
             guard fdatasync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
         } catch {
-            _ = ftruncate(descriptor, off_t(fileBytes))
+            failure = error
             throw error
         }
         fileBytes += buffer.count
@@ -110,14 +116,20 @@ public final class RequestJournal {
         for record in live { record.append(to: &bytes) }
         let temporary = path + ".compacting"
         try Self.writeFile(temporary, bytes: bytes)
+        // Opened before the rename, so appends never go to a file that is no longer the journal.
+        let reopened = open(temporary, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard reopened >= 0 else {
+            let code = errno
+            unlink(temporary)
+            throw JournalError.system("cannot open", path: temporary, errno: code)
+        }
         guard rename(temporary, path) == 0 else {
             let code = errno
+            closeDescriptor(reopened)
             unlink(temporary)
             throw JournalError.system("cannot replace", path: path, errno: code)
         }
         Self.syncDirectory(directory)
-        let reopened = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard reopened >= 0 else { throw JournalError.system("cannot reopen", path: path, errno: errno) }
         closeDescriptor(descriptor)
         descriptor = reopened
         fileBytes = bytes.count
@@ -176,6 +188,13 @@ public final class RequestJournal {
                 recovery.finished.append(outcome)
             }
             offset = next
+        }
+        if offset < bytes.count, !JournalRecord.isTornEnd(bytes, at: offset) {
+            throw JournalError("""
+                \(path) is damaged at byte \(offset) of \(bytes.count): the record there is not intact and more \
+                follows it, so it is not a write cut short by a crash. Nothing was changed. Keep the file for \
+                inspection; to start anyway, move it aside (the coordinator then starts with an empty journal).
+                """)
         }
         recovery.unfinished = unfinished.compactMap { $0 }
         recovery.discardedBytes = bytes.count - offset

@@ -47,7 +47,8 @@ struct ActionRetryTests {
         let policySession = ActionSession(name: "slow-retries-\(UUID().uuidString)", catalog: ActionCatalog(features: [SlowRetryFeature.self]))
         let cancellation = ActionCancellation()
         let outcomes = Recorder<ActionOutcome<NoOutput>>()
-        policySession.perform(SlowRetryFeature.failing, cancellation: cancellation) { outcomes.record($0) }
+        // A long deadline and backoff: a loaded machine may call cancel() late, never too late.
+        policySession.perform(SlowRetryFeature.failing, deadline: .now + .seconds(600), cancellation: cancellation) { outcomes.record($0) }
         try #require(await waitUntil { AlwaysRetryableAction.attempts.withLock { $0 } >= 1 })
         cancellation.cancel()
         let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
@@ -79,7 +80,7 @@ struct ActionRetryTests {
     }
 }
 
-/// An action that always fails retryably, with a 10 s backoff (well within the 30 s default deadline).
+/// An action that always fails retryably, with a 5-minute backoff.
 enum SlowRetryFeature: Feature {
     static let description = "Retries slowly"
     static let failing = action(AlwaysRetryableAction.self)
@@ -91,7 +92,7 @@ enum SlowRetryFeature: Feature {
 
 enum AlwaysRetryableAction: Action {
     static let description = "Always fails retryably"
-    static let retryPolicy = ActionRetryPolicy(maxAttempts: 5, initialBackoff: .seconds(10), jitter: 0)
+    static let retryPolicy = ActionRetryPolicy(maxAttempts: 5, initialBackoff: .seconds(300), jitter: 0)
     static let attempts = LockedCounter()
 
     static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {

@@ -80,7 +80,8 @@ struct ActionSessionCompletionTests {
     @Test("Cancelling the awaiting task ends the perform with cancelled")
     func asyncCancellation() async {
         let task = Task { [session] in
-            try await session.perform(FaultFeature.hang, deadline: .now + .seconds(10))
+            // The deadline only bounds the test: a loaded machine may run the cancel late.
+            try await session.perform(FaultFeature.hang, deadline: .now + .seconds(120))
         }
         #expect(await observer.events.waitForValues(count: 1) != nil)
         task.cancel()

@@ -77,7 +77,7 @@ struct ActionSessionThreadingTests {
     @Test("A nested perform on the same serial queue runs inline instead of deadlocking")
     func nestedPerformOnSameSerialQueue() async {
         let outcomes = Recorder<ActionOutcome<NestedPerformAction.Output>>()
-        session.perform(ProbeFeature.nested, deadline: .now + .seconds(5)) { outcomes.record($0) }
+        session.perform(ProbeFeature.nested, deadline: .now + .seconds(60)) { outcomes.record($0) }
         let output = await outcomes.waitForValues()?.first?.output
         #expect(output?.nestedCompletedInline == true)
         #expect(output?.nestedPlacement?.queueTag == "action-serial")

@@ -101,6 +101,23 @@ struct RequestJournalTests {
         #expect(recovery.discardedBytes > 0)
     }
 
+    @Test func damageBeforeTheEndIsRefusedAndLeftForInspection() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a", input: #"{"text":"zzzz"}"#), deadline: Date()))
+            journal.append(.accepted(request("b"), deadline: Date()))
+            try journal.commit()
+        }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
+        let z = try #require(bytes.firstIndex(of: UInt8(ascii: "z")))
+        bytes[z] = UInt8(ascii: "y")
+        try Data(bytes).write(to: URL(fileURLWithPath: journalPath))
+
+        let error = #expect(throws: JournalError.self) { try RequestJournal(directory: directory) }
+        #expect(error?.description.contains("is damaged at byte 8 of \(bytes.count)") == true)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath))) == bytes)
+    }
+
     @Test func oneCoordinatorPerDirectory() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { _ in

@@ -13,7 +13,7 @@ import ZeroMQ
 struct WorkerTests {
     static let exampleActions: Set<String> = [
         "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
-        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
+        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky",
     ]
 
     // MARK: Registration
@@ -28,7 +28,7 @@ struct WorkerTests {
             #expect(registration.name == worker.name)
             #expect(registration.name.hasPrefix("test-worker-"))
             #expect(registration.credits == 7)
-            #expect(registration.actions.count == 10)
+            #expect(registration.actions.count == Self.exampleActions.count)
             #expect(Set(registration.actions) == Self.exampleActions)
             #expect(await worker.statistics().registrations == 1)
         }

@@ -26,7 +26,8 @@ struct GracefulShutdownTests {
         #expect(finished.count == 4)
         #expect(finished.allSatisfy { $0.outcome == "success" && $0.worker == "w1" }, "finished where they started, not redelivered")
         #expect(leaving.waitForExit(timeout: .seconds(20)) == 0)
-        #expect(coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker left"))
+        try expect(waitUntil { coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker left") },
+                   "the coordinator did not see w1 leave: \(coordinator.stderr)")
     }
 
     @Test func terminatedCoordinatorFlushesItsJournalAndItsSuccessorAnswersRetries() throws {

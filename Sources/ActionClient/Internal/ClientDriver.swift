@@ -103,15 +103,16 @@ final class ClientDriver: IOLoopDriver {
         for (requestID, call) in pending {
             if now >= call.deadline {
                 expired.append(requestID)
-            } else if !call.accepted, now - call.lastSent >= configuration.resendInterval {
-                // Lazy Pirate: the coordinator is silent; resend with the same identity (it dedupes).
+            } else if !call.accepted, !coordinatorSilent, now - call.lastSent >= configuration.resendInterval {
+                // Lazy Pirate: no ACCEPTED yet; resend with the same identity (it dedupes). While
+                // the coordinator is silent only pings go out, so no backlog of copies builds up.
                 pending[requestID]?.lastSent = now
-                send(.perform(call.request))
+                resend(call, now: now)
             } else if call.accepted, !call.polled, now >= call.deadline - configuration.answerGrace / 6 {
                 // Past the request's deadline and the coordinator's grace, its answer should be
                 // here; ask once more in case the reply was lost (it answers from its record).
                 pending[requestID]?.polled = true
-                send(.perform(call.request))
+                resend(call, now: now)
             }
         }
         for requestID in expired {
@@ -121,22 +122,33 @@ final class ClientDriver: IOLoopDriver {
         }
     }
 
-    /// Lazy Pirate across coordinator restarts: ping a silent coordinator; when it stays silent
-    /// past the liveness, treat every accepted request as unsent so the sweep resends it with
-    /// the same identity. A restarted coordinator answers each from its journal (ACCEPTED, or
-    /// the recorded outcome) instead of running it again.
+    /// Sends a request again with the same identity and the time it has left, so a coordinator
+    /// that accepts it only now does not give it more time than its caller waits.
+    private func resend(_ call: PendingCall, now: ContinuousClock.Instant) {
+        var request = call.request
+        if request.timeoutMilliseconds != 0 {
+            request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(call.deadline - configuration.answerGrace - now)
+        }
+        send(.perform(request))
+    }
+
+    /// Lazy Pirate across coordinator restarts: while requests are outstanding, ping every
+    /// heartbeat interval (the PONG names the coordinator instance); when the coordinator stays
+    /// silent past the liveness, treat every accepted request as unsent, so it is resent with
+    /// the same identity as soon as the coordinator answers again. A restarted coordinator
+    /// answers each from its journal (ACCEPTED, or the recorded outcome) instead of running it
+    /// again.
     private func watchCoordinator(now: ContinuousClock.Instant) {
-        let silence = now - lastHeard
-        guard silence >= configuration.heartbeatInterval else { return }
         if now - lastPing >= configuration.heartbeatInterval {
             lastPing = now
             send(.ping)
         }
+        let silence = now - lastHeard
         guard !coordinatorSilent, silence >= configuration.heartbeatInterval * configuration.heartbeatLiveness else { return }
         coordinatorSilent = true
-        let resent = resendAccepted(now: now)
-        logger.warning("coordinator silent; resending outstanding requests until it answers", metadata: [
-            "silence": "\(silence)", "requests.accepted": "\(resent)", "requests.pending": "\(pending.count)",
+        let unsent = resendAccepted(now: now)
+        logger.warning("coordinator silent; outstanding requests go again when it answers", metadata: [
+            "silence": "\(silence)", "requests.accepted": "\(unsent)", "requests.pending": "\(pending.count)",
         ])
     }
 
@@ -165,7 +177,10 @@ final class ClientDriver: IOLoopDriver {
             guard socket.receiveIfAvailable(into: &incoming) else { return }
             lastHeard = .now
             if coordinatorSilent {
+                // Resend everything unanswered once, now that someone listens.
                 coordinatorSilent = false
+                let now = ContinuousClock.now
+                for requestID in pending.keys { pending[requestID]?.lastSent = now - configuration.resendInterval }
                 logger.info("coordinator answering again")
             }
             let reply: ClientReply

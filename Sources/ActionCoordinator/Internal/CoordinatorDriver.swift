@@ -25,12 +25,22 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private(set) var core: CoordinatorCore!
     private let journalFile: RequestJournal?
     private var heldReplies: [(reply: ClientReply, client: ClientAddress)] = []
+    private var heldEvents: [StreamMessage] = []
+    private let runtime: IOLoopRuntime
+    /// Told once when the coordinator must stop on its own (the journal failed).
+    private let onFatalError: @Sendable (any Error) -> Void
+    private var stoppedByFailure = false
     private var lastDropWarning: ContinuousClock.Instant?
     private var incoming = Multipart()
     private var outgoing = Multipart()
 
-    init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, logger: Logger) throws {
+    init(
+        runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, logger: Logger,
+        onFatalError: @escaping @Sendable (any Error) -> Void
+    ) throws {
         self.configuration = configuration
+        self.runtime = runtime
+        self.onFatalError = onFatalError
         journalFile = try configuration.dataDirectory.map {
             try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
         }
@@ -100,34 +110,53 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         // The loop reads nothing more: commit what was decided, answer it, release the directory.
         flush()
-        if let journalFile {
-            journalFile.close()
+        guard let journalFile else { return }
+        journalFile.close()
+        if !stoppedByFailure {
             logger.info("journal flushed and closed", metadata: ["journal.directory": "\(journalFile.directory)"])
         }
     }
 
     // MARK: Journal
 
-    /// Makes the batch's records durable, then sends the replies that waited for them.
+    /// Makes the batch's records durable, then sends the replies and stream events that
+    /// waited for them.
     private func flush() {
+        guard !stoppedByFailure else { return }
         if let journalFile, journalFile.hasUncommitted {
             do {
                 try journalFile.commit()
             } catch {
-                // The replies are not sent: clients resend and get the answer once the disk works.
-                core.recordJournalFailure()
-                logger.error("journal write failed; replies held back", metadata: ["journal.error": "\(error)", "replies": "\(heldReplies.count)"])
-                heldReplies.removeAll()
+                stopAfterJournalFailure(error)
                 return
             }
             if journalFile.needsCompaction {
                 compactJournal(journalFile)
             }
         }
+        for event in heldEvents {
+            deliver(event)
+        }
+        heldEvents.removeAll(keepingCapacity: true)
         for (reply, client) in heldReplies {
             deliver(reply, to: client)
         }
         heldReplies.removeAll(keepingCapacity: true)
+    }
+
+    /// Fail-stop: what this batch decided is not on disk, so none of it may be acknowledged,
+    /// and the journal cannot be trusted to take more. The coordinator stops reading and ends;
+    /// clients resend to its successor, which resumes from what the disk really holds.
+    private func stopAfterJournalFailure(_ error: any Error) {
+        stoppedByFailure = true
+        core.recordJournalFailure()
+        logger.critical("journal write failed; stopping so that nothing unrecorded is acknowledged", metadata: [
+            "journal.error": "\(error)", "replies.withheld": "\(heldReplies.count)",
+        ])
+        heldReplies.removeAll()
+        heldEvents.removeAll()
+        for socket in [clients, workers, outcomes] { runtime.unregister(socket) }
+        onFatalError(error)
     }
 
     private func compactJournal(_ journalFile: RequestJournal) {
@@ -192,9 +221,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         majordomoSequence += 1
-        let routingText = routingID.map { String($0, radix: 16) }.joined()
+        // MDP has no request identity: make one that no other connection, and no other
+        // coordinator instance (the journal outlives this one), can produce.
+        let routingText = routingID.count <= 32
+            ? routingID.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            : "h" + String(Self.fnv1a(routingID), radix: 16)  // keeps the id within the 255-byte name limit
         let wireRequest = WireRequest(
-            requestID: "mdp:\(routingText):\(majordomoSequence)", action: request.service, input: request.body
+            requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
         )
         let client = ClientAddress(routingID: routingID, protocol: .majordomo(request.dialect, service: request.service))
         guard request.service.contains(".") else {
@@ -274,6 +307,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func publish(_ message: StreamMessage) {
+        if journalFile != nil {
+            heldEvents.append(message)
+        } else {
+            deliver(message)
+        }
+    }
+
+    private func deliver(_ message: StreamMessage) {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         do {
@@ -304,6 +345,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         logger.warning("outcome stream overflowed for a slow subscriber; it misses outcomes until it catches up", metadata: [
             "stream.overflows": "\(core?.statistics.streamOverflows ?? 0)",
         ])
+    }
+
+    /// FNV-1a, 64 bits: a short stand-in for a long routing id.
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
     }
 
     /// The JSON body a Majordomo client gets: the outcome; nothing for ACCEPTED.

@@ -198,6 +198,13 @@ final class WorkerDriver: IOLoopDriver {
 
     private func start(_ request: WireRequest) {
         statistics.received += 1
+        guard running[request.requestID] == nil else {
+            // Sent again by a restarted coordinator while the first copy still runs here: the
+            // first copy's RESULT answers both (the coordinator counts one credit for it).
+            statistics.duplicates += 1
+            logger.debug("request already running", metadata: ["action.request": "\(request.requestID)"])
+            return
+        }
         logger.debug("request started", metadata: ["action.request": "\(request.requestID)", "action.name": "\(request.action)"])
         let sessionName = request.session.isEmpty ? "default" : request.session
         let now = ContinuousClock.now
