@@ -21,8 +21,8 @@ import Darwin
 public final class RequestJournal {
     /// The data directory.
     public let directory: String
-    /// What the file held when it was opened.
-    public let recovery: JournalRecovery
+    /// What the file held when it was opened, until ``releaseRecovery()``.
+    public private(set) var recovery: JournalRecovery
     /// The file's size in bytes, committed records only.
     public private(set) var fileBytes: Int
     /// Commits made (each one write and one fdatasync).
@@ -73,6 +73,11 @@ public final class RequestJournal {
     }
 
     deinit { close() }
+
+    /// Frees what ``recovery`` holds, once the owner has taken it over.
+    public func releaseRecovery() {
+        recovery = JournalRecovery()
+    }
 
     /// Whether records are waiting for ``commit()``.
     public var hasUncommitted: Bool { !buffer.isEmpty }

@@ -90,6 +90,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             if recovery.discardedBytes > 0 {
                 logger.warning("journal had a torn end, cut off", metadata: ["journal.discardedBytes": "\(recovery.discardedBytes)"])
             }
+            journalFile.releaseRecovery()
         }
         runtime.register(clients) { [unowned self] _ in
             readClients()
@@ -99,7 +100,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             readWorkers()
             flush()
         }
-        runtime.register(outcomes) { [unowned self] _ in readSubscriptions() }
+        runtime.register(outcomes) { [unowned self] _ in
+            readSubscriptions()
+            flush()
+        }
         let tickInterval = min(configuration.heartbeatInterval / 4, .milliseconds(100))
         runtime.schedule(after: tickInterval, repeating: tickInterval) { [unowned self] in
             core.tick(now: .now)
