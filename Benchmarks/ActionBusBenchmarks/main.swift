@@ -161,6 +161,8 @@ struct BusVariant {
     var journal = false
     /// A subscriber to every outcome that never reads.
     var stalledSubscriber = false
+    /// A subscriber to every outcome that reads all of them (on its own thread).
+    var readingSubscriber = false
 }
 
 func busRun(
@@ -186,6 +188,24 @@ func busRun(
         stalled = subscriber
     }
     defer { stalled?.close() }
+    let reading = Locked(true)
+    let reader = Thread {
+        do {
+            let subscriber = try Socket(context, type: .sub)
+            try subscriber.setOption(.receiveTimeout, 100)
+            try subscriber.setOption(.subscribe, [UInt8]())
+            try subscriber.connect(coordinator.endpoints.outcomes)
+            var message = Multipart()
+            while reading.withLock({ $0 }) {
+                try? subscriber.receive(into: &message)
+            }
+            subscriber.close()
+        } catch {
+            print("reading subscriber failed: \(error)")
+        }
+    }
+    if variant.readingSubscriber { reader.start() }
+    defer { reading.withLock { $0 = false } }
     var workers: [Worker] = []
     for index in 0..<workerCount {
         var workerConfiguration = WorkerConfiguration()
@@ -238,11 +258,13 @@ report.add("| workload | throughput | latency | stream overflows |")
 report.add("| --- | --- | --- | --- |")
 let journaled = BusVariant(journal: true)
 let stalledSubscriber = BusVariant(stalledSubscriber: true)
+let readingSubscriber = BusVariant(readingSubscriber: true)
 for (label, action, input, requests, inFlight, workers, variant) in [
     ("Echo.say, 1 in flight, 2 workers", "Echo.say", #"{"text":"hi"}"#, 5_000, 1, 2, BusVariant()),
     ("Echo.say, 1 in flight, 2 workers, journal", "Echo.say", #"{"text":"hi"}"#, 2_000, 1, 2, journaled),
     ("Echo.say, 500 in flight, 2 workers", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, BusVariant()),
     ("Echo.say, 500 in flight, 2 workers, journal", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, journaled),
+    ("Echo.say, 500 in flight, 2 workers, a subscriber reading every outcome", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, readingSubscriber),
     ("Echo.say, 500 in flight, 2 workers, a stalled subscriber", "Echo.say", #"{"text":"hi"}"#, 50_000, 500, 2, stalledSubscriber),
     ("Clock.sleep 5 ms, 500 in flight, 2 workers", "Clock.sleep", #"{"ms":5}"#, 20_000, 500, 2, BusVariant()),
     ("Clock.sleep 5 ms, 500 in flight, 2 workers, journal", "Clock.sleep", #"{"ms":5}"#, 20_000, 500, 2, journaled),
