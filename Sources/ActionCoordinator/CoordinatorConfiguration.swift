@@ -25,6 +25,10 @@ public struct CoordinatorConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(1)
     /// Heartbeat intervals of silence after which a worker is declared dead.
     public var heartbeatLiveness = 3
+    /// How long a session keeps its worker with no request sent or answered; then the pin is
+    /// dropped and its next request goes to the least-loaded worker. Workers drop an idle
+    /// ActionSession after the same default time (`WorkerConfiguration.sessionIdleTimeout`).
+    public var sessionIdleTimeout: Duration = .seconds(300)
     /// How many times a request is delivered to workers that die with it before it fails `poisoned`.
     public var maxDeliveries = 3
     /// The largest message accepted on any socket, in bytes (enforced by libzmq and the codec).

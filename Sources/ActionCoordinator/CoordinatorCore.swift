@@ -18,7 +18,8 @@ public final class CoordinatorCore {
     private var requests: [String: PendingRequest] = [:]
     private var waiting: Deque<String> = []
     private var workers: [WorkerID: WorkerRecord] = [:]
-    private var sessions: [String: WorkerID] = [:]
+    private var sessions: [String: SessionPin] = [:]
+    private var lastSessionSweep: ContinuousClock.Instant?
     private var completed: CompletedOutcomes
     private var stacks = ActionStackTracker()
     private var sequencer = OutcomeSequencer()
@@ -41,6 +42,7 @@ public final class CoordinatorCore {
     public var statistics: CoordinatorStatistics {
         var snapshot = counters
         snapshot.workers = workers.count
+        snapshot.sessions = sessions.count
         snapshot.queued = waiting.count
         snapshot.running = requests.count - waiting.count
         return snapshot
@@ -225,6 +227,7 @@ public final class CoordinatorCore {
             return
         }
         if workers[id]?.isDraining == false { freeCredits += 1 }
+        if !outcome.session.isEmpty, sessions[outcome.session]?.worker == id { sessions[outcome.session]?.lastUsed = now }
         if let pending = requests[outcome.requestID], pending.placement == .running(on: id) {
             finish(outcome.requestID, with: outcome)
         } else {
@@ -250,7 +253,7 @@ public final class CoordinatorCore {
     private func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
         guard let worker = workers.removeValue(forKey: id) else { return }
         freeCredits -= worker.freeCredits
-        for session in worker.sessions where sessions[session] == id {
+        for session in worker.sessions where sessions[session]?.worker == id {
             sessions[session] = nil
         }
         var requeued: [PendingRequest] = []
@@ -298,6 +301,20 @@ public final class CoordinatorCore {
             }
         }
         expireDeadlines(now: now)
+        forgetIdleSessions(now: now)
+    }
+
+    /// Unpins sessions nothing was sent to or heard from for `sessionIdleTimeout` (workers drop
+    /// their ActionSessions after the same idle time), so the pin table does not grow with every
+    /// session name ever seen. Swept at most once a second.
+    private func forgetIdleSessions(now: ContinuousClock.Instant) {
+        if let last = lastSessionSweep, now - last < .seconds(1) { return }
+        lastSessionSweep = now
+        let idle = sessions.filter { now - $0.value.lastUsed > configuration.sessionIdleTimeout }
+        for (session, pin) in idle {
+            sessions[session] = nil
+            workers[pin.worker]?.sessions.remove(session)
+        }
     }
 
     private func expireDeadlines(now: ContinuousClock.Instant) {
@@ -351,7 +368,7 @@ public final class CoordinatorCore {
                 index += 1
                 continue
             }
-            guard let worker = chooseWorker(for: pending.request) else {
+            guard let worker = chooseWorker(for: pending.request, now: now) else {
                 // Later requests of this session must not overtake this one.
                 if !session.isEmpty { blockedSessions.insert(session) }
                 index += 1
@@ -363,8 +380,8 @@ public final class CoordinatorCore {
         }
     }
 
-    private func chooseWorker(for request: WireRequest) -> WorkerID? {
-        if !request.session.isEmpty, let host = sessions[request.session],
+    private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerID? {
+        if !request.session.isEmpty, let host = sessions[request.session]?.worker,
            let worker = workers[host], worker.actions.contains(request.action) {
             return worker.freeCredits > 0 ? host : nil
         }
@@ -382,7 +399,10 @@ public final class CoordinatorCore {
         }
         guard let chosen = best?.id else { return nil }
         if !request.session.isEmpty {
-            sessions[request.session] = chosen
+            if let previous = sessions[request.session]?.worker, previous != chosen {
+                workers[previous]?.sessions.remove(request.session)
+            }
+            sessions[request.session] = SessionPin(worker: chosen, lastUsed: now)
             workers[chosen]?.sessions.insert(request.session)
         }
         return chosen
@@ -393,6 +413,7 @@ public final class CoordinatorCore {
         guard var pending = requests[requestID] else { return true }
         pending.placement = .running(on: worker)
         pending.deliveries += 1
+        if !pending.request.session.isEmpty { sessions[pending.request.session]?.lastUsed = now }
         requests[requestID] = pending
         workers[worker]?.inFlight.insert(requestID)
         freeCredits -= 1

@@ -32,6 +32,8 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var workersExpired = 0
     /// Workers registered now.
     public var workers = 0
+    /// Sessions pinned to a worker now.
+    public var sessions = 0
     /// Requests waiting for a worker now.
     public var queued = 0
     /// Requests running on workers now.

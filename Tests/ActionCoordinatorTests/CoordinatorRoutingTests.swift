@@ -123,6 +123,30 @@ struct CoordinatorRoutingTests {
         #expect(h.requestIDs(to: other) == ["free"])
     }
 
+    @Test func anIdleSessionIsUnpinnedAfterTheIdleTimeout() {
+        let h = CoordinatorHarness { $0.sessionIdleTimeout = .seconds(60) }
+        h.ready(w1, credits: 10)
+        h.ready(w2, credits: 10)
+        let first = h.perform("s1", session: "s")
+        let host = h.allRequests[0].worker
+        h.complete(first, on: host, at: .seconds(1))
+        func tick(at seconds: Int) {
+            // The workers stay alive; only the session goes quiet.
+            h.worker(w1, sends: .heartbeat, at: .seconds(seconds))
+            h.worker(w2, sends: .heartbeat, at: .seconds(seconds))
+            h.tick(at: .seconds(seconds))
+        }
+        tick(at: 30)
+        #expect(h.core.statistics.sessions == 1)
+        tick(at: 60)
+        #expect(h.core.statistics.sessions == 1, "60 s after its last answer, not more")
+        tick(at: 62)
+        #expect(h.core.statistics.sessions == 0)
+        h.perform("s2", session: "s", at: .seconds(62))
+        #expect(h.core.statistics.sessions == 1)
+        #expect(h.allRequests.count == 2)
+    }
+
     @Test func sessionsSpreadButEachSticks() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 10)
