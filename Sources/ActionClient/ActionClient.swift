@@ -177,9 +177,31 @@ public final class ActionClient: Sendable {
         let queryID = makeRequestID()
         return try await withCheckedThrowingContinuation { continuation in
             let queued = loop.execute { driver, _ in
-                driver.queryStacks(queryID: queryID, session: session) { continuation.resume(with: $0) }
+                driver.query(.stacks(queryID: queryID, session: session), queryID: queryID) { continuation.resume(with: $0) }
             }
             if !queued { continuation.resume(throwing: ActionBusError.closed) }
+        }
+    }
+
+    /// The coordinator's counters (accepted, completed, redelivered, stream overflows, journal
+    /// failures, queue and worker gauges...) as a JSON object.
+    public func statisticsJSON() async throws -> [UInt8] {
+        let queryID = makeRequestID()
+        return try await withCheckedThrowingContinuation { continuation in
+            let queued = loop.execute { driver, _ in
+                driver.query(.stats(queryID: queryID), queryID: queryID) { continuation.resume(with: $0) }
+            }
+            if !queued { continuation.resume(throwing: ActionBusError.closed) }
+        }
+    }
+
+    /// The coordinator's counters by name.
+    public func statistics() async throws -> [String: Int] {
+        let json = try await statisticsJSON()
+        do {
+            return try JSONDecoder().decode([String: Int].self, from: Data(json))
+        } catch {
+            throw ActionBusError(code: "malformedReply", message: "the coordinator's statistics are not a JSON object of counters: \(error)")
         }
     }
 

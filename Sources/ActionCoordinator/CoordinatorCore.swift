@@ -111,6 +111,11 @@ public final class CoordinatorCore {
             outbox.send(.stacks(queryID: queryID, json: json), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
+        case .stats(let queryID):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let json = (try? encoder.encode(statistics)).map { Array($0) } ?? Array("{}".utf8)
+            outbox.send(.stats(queryID: queryID, json: json), to: client)
         }
     }
 

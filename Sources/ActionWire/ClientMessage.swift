@@ -6,6 +6,8 @@ public enum ClientMessage: Sendable, Hashable {
     case cancel(requestID: String)
     /// STACKS: header, query id, session filter (empty: every session).
     case stacks(queryID: String, session: String)
+    /// STATS: header, query id.
+    case stats(queryID: String)
     /// PING: header.
     case ping
 
@@ -24,6 +26,9 @@ public enum ClientMessage: Sendable, Hashable {
             writer.append(session)
         case .ping:
             writer.append(WireHeader.bytes(.ping))
+        case .stats(let queryID):
+            writer.append(WireHeader.bytes(.stats))
+            writer.append(queryID)
         }
     }
 
@@ -44,6 +49,8 @@ public enum ClientMessage: Sendable, Hashable {
             message = .stacks(queryID: try reader.name("query id"), session: try reader.name("session", allowEmpty: true))
         case .ping:
             message = .ping
+        case .stats:
+            message = .stats(queryID: try reader.name("query id"))
         default:
             throw WireError(.unknownCommand, "\(command) is not a client command")
         }

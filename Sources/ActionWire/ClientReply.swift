@@ -9,6 +9,8 @@ public enum ClientReply: Sendable, Hashable {
     /// PONG: header, the coordinator's instance id (new each time a coordinator process starts,
     /// so a client can tell that the coordinator it talks to restarted).
     case pong(instance: String)
+    /// STATS-REPLY: header, query id, the counters as a JSON object.
+    case stats(queryID: String, json: [UInt8])
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
 
@@ -28,6 +30,10 @@ public enum ClientReply: Sendable, Hashable {
         case .pong(let instance):
             writer.append(WireHeader.bytes(.pong))
             writer.append(instance)
+        case .stats(let queryID, let json):
+            writer.append(WireHeader.bytes(.statsReply))
+            writer.append(queryID)
+            writer.append(json)
         case .error(let requestID, let code, let message):
             writer.append(WireHeader.bytes(.error))
             writer.append(requestID)
@@ -53,6 +59,8 @@ public enum ClientReply: Sendable, Hashable {
             reply = .stacks(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .pong:
             reply = .pong(instance: try reader.name("instance"))
+        case .statsReply:
+            reply = .stats(queryID: try reader.name("query id"), json: Array(try reader.body("counters")))
         case .error:
             reply = .error(
                 requestID: try reader.name("request id", allowEmpty: true),

@@ -9,6 +9,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case stacks = 0x03
     /// Liveness probe.
     case ping = 0x04
+    /// Ask for the coordinator's counters.
+    case stats = 0x05
 
     // Coordinator -> client.
     /// The request is recorded and will be performed.
@@ -21,6 +23,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case pong = 0x14
     /// A message could not be understood.
     case error = 0x15
+    /// The answer to ``stats``.
+    case statsReply = 0x16
 
     // Worker -> coordinator.
     /// Register, or re-register, the actions and credits a worker offers.
@@ -58,11 +62,13 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .cancel: "CANCEL"
         case .stacks: "STACKS"
         case .ping: "PING"
+        case .stats: "STATS"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"
         case .stacksReply: "STACKS-REPLY"
         case .pong: "PONG"
         case .error: "ERROR"
+        case .statsReply: "STATS-REPLY"
         case .ready: "READY"
         case .result: "RESULT"
         case .workerHeartbeat: "HEARTBEAT"

@@ -1,5 +1,6 @@
 import ActionCoordinator
 import ActionWire
+import Foundation
 import Testing
 
 /// Outcomes, the outcome stream, duplicates and the queue bound.
@@ -167,6 +168,21 @@ struct CoordinatorOutcomeTests {
         h.send(.ping)
         #expect(h.replies == [.pong(instance: h.core.instance)])
         #expect(h.core.instance.count == 16)
+    }
+
+    @Test func statsAreAnsweredWithTheCountersAsJSON() throws {
+        let h = CoordinatorHarness()
+        h.perform("r")
+        h.send(.stats(queryID: "q"))
+        guard case .stats(let queryID, let json) = try #require(h.replies.last) else {
+            Issue.record("no STATS-REPLY: \(h.replies)")
+            return
+        }
+        #expect(queryID == "q")
+        let counters = try JSONDecoder().decode([String: Int].self, from: Data(json))
+        #expect(counters["accepted"] == 1)
+        #expect(counters["queued"] == 1)
+        #expect(counters["streamOverflows"] == 0)
     }
 
     @Test func subscriptionsAreConfirmedOnTheStream() {

@@ -55,6 +55,7 @@ struct WireGoldenTests {
             (.cancel(requestID: "c1:7"), [Self.h(0x02), Self.t("c1:7")]),
             (.stacks(queryID: "q1", session: ""), [Self.h(0x03), Self.t("q1"), []]),
             (.ping, [Self.h(0x04)]),
+            (.stats(queryID: "q2"), [Self.h(0x05), Self.t("q2")]),
         ]
         for (message, frames) in cases {
             #expect(encoded { message.encode(into: &$0) } == frames)
@@ -69,6 +70,7 @@ struct WireGoldenTests {
             (.outcome(Self.failure), [Self.h(0x12)] + Self.failureFrames),
             (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),
             (.pong(instance: "c0ffee"), [Self.h(0x14), Array("c0ffee".utf8)]),
+            (.stats(queryID: "q2", json: Self.t("{}")), [Self.h(0x16), Self.t("q2"), Self.t("{}")]),
             (.error(requestID: "", code: "unsupportedVersion", message: "v9"),
              [Self.h(0x15), [], Self.t("unsupportedVersion"), Self.t("v9")]),
         ]

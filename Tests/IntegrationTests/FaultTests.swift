@@ -114,6 +114,11 @@ struct FaultTests {
         #expect(load.stdoutLines.count == 10000)
         try expect(waitUntil { coordinator.stderr.contains("outcome stream overflowed for a slow subscriber; it misses outcomes until it catches up") },
                    "no drop was counted: \(coordinator.stderr)")
+        let stats = try bus.start("stats", ["stats", "--json", "--coordinator", bus.clients])
+        #expect(stats.waitForExit() == 0, "\(stats.stderr)")
+        let counters = try JSONDecoder().decode([String: Int].self, from: Data(stats.stdout.utf8))
+        #expect((counters["streamOverflows"] ?? 0) >= 1)
+        #expect(counters["completed"] == 10_000)
 
         // The other subscriber is still served, and the stalled one, resumed, reports its gap.
         let marker = try bus.perform("Echo.say", ["--input", #"{"text":"after-the-flood"}"#])

@@ -76,12 +76,13 @@ final class ClientDriver: IOLoopDriver {
         send(.cancel(requestID: requestID))
     }
 
-    func queryStacks(queryID: String, session: String, deliver: @escaping @Sendable (Result<[UInt8], ActionBusError>) -> Void) {
+    /// Sends a STACKS or STATS query and delivers its JSON answer, or `timedOut`.
+    func query(_ message: ClientMessage, queryID: String, deliver: @escaping @Sendable (Result<[UInt8], ActionBusError>) -> Void) {
         queries[queryID] = deliver
-        send(.stacks(queryID: queryID, session: session))
+        send(message)
         runtime.schedule(after: configuration.defaultTimeout) { [weak self] in
             guard let deliver = self?.queries.removeValue(forKey: queryID) else { return }
-            deliver(.failure(ActionBusError(code: "timedOut", message: "no answer to the stacks query; is the coordinator running?")))
+            deliver(.failure(ActionBusError(code: "timedOut", message: "no answer to the query; is the coordinator running?")))
         }
     }
 
@@ -195,7 +196,7 @@ final class ClientDriver: IOLoopDriver {
                 pending[requestID]?.accepted = true
             case .outcome(let outcome):
                 pending.removeValue(forKey: outcome.requestID)?.deliver(.success(outcome))
-            case .stacks(let queryID, let json):
+            case .stacks(let queryID, let json), .stats(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
                 noticeInstance(instance)
