@@ -95,6 +95,29 @@ struct FaultTests {
         #expect(outcomes.allSatisfy { $0.outcome == "success" }, "\(outcomes.first { $0.outcome != "success" }.map { "\($0)" } ?? "")")
     }
 
+    @Test func aCoordinatorWhoseJournalCannotBeWrittenStopsAndItsSuccessorFinishesTheWork() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        // A disk that fills up: writes past 64 KiB fail with EFBIG (SIGXFSZ ignored, so the
+        // write returns the error instead of killing the process).
+        let doomed = try bus.startCoordinator(fast, shellPrefix: "ulimit -f 64; trap '' XFSZ")
+        let worker = try bus.startWorker("w1", coordinator: doomed, fast)
+        let load = try bus.start("load", ["perform", "Echo.say", "--input", #"{"text":"durable"}"#, "--count", "600",
+                                          "--concurrency", "50", "--timeout", "60", "--json", "--log-level", "info",
+                                          "--coordinator", bus.clients])
+        #expect(doomed.waitForExit(timeout: .seconds(60)) == 1, "the coordinator kept going: \(doomed.stderr.suffix(2000))")
+        #expect(doomed.stderr.contains("journal write failed; stopping so that nothing unrecorded is acknowledged"))
+        #expect(load.stdoutLines.count < 600, "the disk filled too late to test anything")
+
+        let successor = try bus.startCoordinator(fast, name: "coordinator-2")
+        #expect(load.waitForExit(timeout: .seconds(120)) == 0,
+                "client: \(load.stderr.suffix(2000)) coordinator: \(successor.stderr.suffix(3000)) worker: \(worker.stderr.suffix(2000))")
+        let outcomes = try OutcomeLine.parse(load.stdoutLines)
+        #expect(outcomes.count == 600)
+        #expect(Set(outcomes.map(\.request)).count == 600, "each request reported once")
+        #expect(outcomes.allSatisfy { $0.outcome == "success" })
+    }
+
     @Test func aStalledSubscriberNeitherSlowsRequestsNorGoesUnnoticed() throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--outcome-hwm", "100"])

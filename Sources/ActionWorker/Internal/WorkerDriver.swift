@@ -53,9 +53,12 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration) throws -> Socket {
-        // IMMEDIATE: never queue results for a connection that is not up yet.
+        // Not IMMEDIATE: with it, libzmq 4.3 drops the rest of a multipart message being read
+        // when the connection breaks mid-message, and asserts (`!_more`, fq.cpp) inside the read
+        // (reproduced by killing a coordinator under load). Without it, what is sent while
+        // disconnected waits for the connection; the coordinator answers strays with DISCONNECT.
         try runtime.makeBusDealer(
-            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: true,
+            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: false,
             curve: configuration.curve
         )
     }
@@ -81,8 +84,8 @@ final class WorkerDriver: IOLoopDriver {
             registrationRetryDelay = nil
             statistics.registrations += 1
         } else if registrationRetryDelay == nil {
-            // With IMMEDIATE nothing is queued until the connection is up, so the READY sent right
-            // after (re)connecting is refused: try again shortly, backing off to the heartbeat interval.
+            // The READY could not be queued (the queue is full): try again shortly, backing off to
+            // the heartbeat interval.
             registrationRetryDelay = .milliseconds(5)
             scheduleRegistrationRetry()
         }
@@ -139,8 +142,8 @@ final class WorkerDriver: IOLoopDriver {
             try socket.send(outgoing, options: .dontWait)
             return true
         } catch {
-            // With IMMEDIATE there is no queue while disconnected; the coordinator requeues
-            // whatever this worker held when it expires, so a lost result is redelivered.
+            // The queue to the coordinator is full; the coordinator requeues whatever this
+            // worker held when it expires, so a lost result is redelivered.
             logger.debug("send to coordinator failed", metadata: ["zmq.error": "\(error)"])
             return false
         }

@@ -12,14 +12,21 @@ final class BusProcess: @unchecked Sendable {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(name: String, arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+    /// Starts `actionbus` with `arguments`; with `shellPrefix`, through `/bin/sh -c` running
+    /// those commands first (e.g. `ulimit`), then `exec`ing `actionbus`.
+    init(name: String, arguments: [String], directory: URL, environment: [String: String] = [:], shellPrefix: String? = nil) throws {
         self.name = name
         stdoutURL = directory.appendingPathComponent("\(name).out")
         stderrURL = directory.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = BusProcess.executable
-        process.arguments = arguments
+        if let shellPrefix {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(shellPrefix); exec \"$0\" \"$@\"", BusProcess.executable.path] + arguments
+        } else {
+            process.executableURL = BusProcess.executable
+            process.arguments = arguments
+        }
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardInput = FileHandle.nullDevice
@@ -88,10 +95,10 @@ final class BusFixture: @unchecked Sendable {
     var workers: String { "tcp://127.0.0.1:\(workersPort)" }
     var outcomes: String { "tcp://127.0.0.1:\(outcomesPort)" }
 
-    /// Starts `actionbus` with `arguments`.
+    /// Starts `actionbus` with `arguments` (after `shellPrefix`'s commands, when given).
     @discardableResult
-    func start(_ name: String, _ arguments: [String]) throws -> BusProcess {
-        let process = try BusProcess(name: name, arguments: arguments, directory: directory)
+    func start(_ name: String, _ arguments: [String], shellPrefix: String? = nil) throws -> BusProcess {
+        let process = try BusProcess(name: name, arguments: arguments, directory: directory, shellPrefix: shellPrefix)
         processes.withLock { $0.append(process) }
         return process
     }
@@ -102,9 +109,10 @@ final class BusFixture: @unchecked Sendable {
     /// Starts a coordinator (journaling in ``dataDirectory`` unless `extra` says otherwise) and
     /// waits until it accepts connections.
     @discardableResult
-    func startCoordinator(_ extra: [String] = [], name: String = "coordinator") throws -> BusProcess {
+    func startCoordinator(_ extra: [String] = [], name: String = "coordinator", shellPrefix: String? = nil) throws -> BusProcess {
         let journal = extra.contains("--no-journal") || extra.contains("--data-dir") ? [] : ["--data-dir", dataDirectory]
-        let coordinator = try start(name, ["coordinator", "--clients", clients, "--workers", workers, "--outcomes", outcomes] + journal + extra)
+        let coordinator = try start(name, ["coordinator", "--clients", clients, "--workers", workers, "--outcomes", outcomes] + journal + extra,
+                                    shellPrefix: shellPrefix)
         try expect(waitUntil { coordinator.stderr.contains("coordinator listening") }, "coordinator did not start: \(coordinator.stderr)")
         return coordinator
     }
