@@ -386,9 +386,15 @@ public final class CoordinatorCore {
     }
 
     private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerID? {
-        if !request.session.isEmpty, let host = sessions[request.session]?.worker,
-           let worker = workers[host], worker.actions.contains(request.action) {
-            return worker.freeCredits > 0 ? host : nil
+        if !request.session.isEmpty, let host = sessions[request.session]?.worker, let worker = workers[host] {
+            if worker.actions.contains(request.action) {
+                return worker.freeCredits > 0 ? host : nil
+            }
+            // The host does not serve this action: the session moves, but only once what it
+            // runs there has finished, so its requests still complete in order.
+            if worker.inFlight.contains(where: { requests[$0]?.request.session == request.session }) {
+                return nil
+            }
         }
         var best: WorkerRecord?
         for worker in workers.values where worker.freeCredits > 0 && worker.actions.contains(request.action) {

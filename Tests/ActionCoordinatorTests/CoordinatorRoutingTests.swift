@@ -147,6 +147,18 @@ struct CoordinatorRoutingTests {
         #expect(h.allRequests.count == 2)
     }
 
+    @Test func aSessionMovesToAWorkerServingItsNextActionOnlyAfterItsRunningRequestsFinish() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10, actions: ["Documents.open"])
+        let opened = h.perform("open", action: "Documents.open", session: "doc")
+        h.ready(w2, credits: 10, actions: ["Documents.open", "Documents.edit"])
+        #expect(h.requestIDs(to: w1) == ["open"])
+        h.perform("edit", action: "Documents.edit", session: "doc")
+        #expect(h.requestIDs(to: w2).isEmpty, "the edit must not overtake the open still running on w1")
+        h.complete(opened, on: w1)
+        #expect(h.requestIDs(to: w2) == ["edit"])
+    }
+
     @Test func sessionsSpreadButEachSticks() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 10)
