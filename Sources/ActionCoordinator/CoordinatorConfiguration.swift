@@ -35,6 +35,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxMessageBytes = 1 << 20
     /// Finished outcomes kept to answer retried or duplicated requests.
     public var completedRetention = 100_000
+    /// The most bytes of finished outcomes kept (outputs can be large); the oldest go first.
+    public var completedRetentionBytes = 256 << 20
     /// The journal's directory: accepted requests and their outcomes are written there before
     /// the coordinator answers, and taken back after a restart. `nil` runs without a journal
     /// (what is accepted is lost if the process dies). The `actionbus` CLI defaults to

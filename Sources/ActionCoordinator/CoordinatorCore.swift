@@ -35,7 +35,9 @@ public final class CoordinatorCore {
         self.configuration = configuration
         self.outbox = outbox
         self.logger = logger
-        self.completed = CompletedOutcomes(capacity: configuration.completedRetention)
+        self.completed = CompletedOutcomes(
+            capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes
+        )
     }
 
     /// The counters, with the current gauges.

@@ -144,6 +144,20 @@ struct CoordinatorOutcomeTests {
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r1"])
     }
 
+    @Test func completedRetentionIsAlsoBoundedInBytes() {
+        let h = CoordinatorHarness { $0.completedRetentionBytes = 3_000 }
+        h.ready(w1)
+        let big = String(repeating: "x", count: 1_000)
+        for n in 1...4 {
+            let request = h.perform("r\(n)")
+            h.complete(request, on: w1, output: #"{"text":"\#(big)"}"#)
+        }
+        // Only the newest two fit in 3,000 bytes: r2 runs again, r4 is answered from the table.
+        h.perform("r4")
+        h.perform("r2")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4", "r2"])
+    }
+
     @Test func aFullQueueAnswersOverloaded() throws {
         let h = CoordinatorHarness { $0.maxQueued = 2 }
         h.perform("q1")
