@@ -26,6 +26,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.outcomesEndpoint = outcomes
         configuration.curve = try curve.keys()
         configuration.dataDirectory = journal.directory
+        configuration.journalCompactionBytes = journal.journalCompactBytes
         if configuration.curve == nil {
             logger.notice("CURVE is off: the three sockets are plaintext and accept anyone who can reach them")
         }

@@ -38,6 +38,7 @@ struct DevCommand: AsyncParsableCommand {
         configuration.workersEndpoint = workersEndpoint
         configuration.outcomesEndpoint = outcomes
         configuration.dataDirectory = journal.directory
+        configuration.journalCompactionBytes = journal.journalCompactBytes
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the bus stops")
         }

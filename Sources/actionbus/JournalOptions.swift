@@ -6,11 +6,14 @@ struct JournalOptions: ParsableArguments {
     var dataDir = "./actionbus-data"
     @Flag(help: "Run without a journal: requests accepted but unfinished are lost if the coordinator dies.")
     var noJournal = false
+    @Option(help: "Journal size in bytes past which it is rewritten with only what is live (at least 65536).")
+    var journalCompactBytes = 64 << 20
 
     /// The directory to journal in, or `nil` for none.
     var directory: String? { noJournal ? nil : dataDir }
 
     func validate() throws {
         guard !dataDir.isEmpty else { throw ValidationError("--data-dir must not be empty") }
+        guard journalCompactBytes >= 1 << 16 else { throw ValidationError("--journal-compact-bytes must be at least 65536") }
     }
 }

@@ -50,6 +50,27 @@ struct GracefulShutdownTests {
         #expect(try OutcomeLine.parse(fresh.stdoutLines).first?.output?["n"]?.number == 2)
     }
 
+    @Test func aCompactedJournalStillAnswersRetriesAfterAKill() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200", "--journal-compact-bytes", "65536"]
+        let first = try bus.startCoordinator(fast)
+        try bus.startWorker("w1", coordinator: first, ["--heartbeat-ms", "200"])
+        let once = try bus.perform("Sequence.next", ["--session", "c", "--idempotency-key", "kept", "--json"])
+        #expect(try OutcomeLine.parse(once.stdoutLines).first?.output?["n"]?.number == 1)
+        // About 300 bytes of journal per request: several compactions.
+        let load = try bus.perform("Echo.say", ["--input", #"{"text":"fill"}"#, "--count", "1500", "--concurrency", "100"])
+        #expect(load.process.terminationStatus == 0)
+        try expect(waitUntil { first.stderr.contains("journal compacted") }, "the journal never compacted: \(first.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bus.dataDirectory + "/journal.log")).count < 2 * 65536 + 500_000)
+
+        first.signal(SIGKILL)
+        try expect(first.waitForExit(timeout: .seconds(10)) != nil, "the coordinator did not die")
+        let second = try bus.startCoordinator(fast, name: "coordinator-2")
+        #expect(second.stderr.contains("journal.finished=1501 "), "\(second.stderr)")
+        let retry = try bus.perform("Sequence.next", ["--session", "c", "--idempotency-key", "kept", "--json"])
+        #expect(try OutcomeLine.parse(retry.stdoutLines).first?.output?["n"]?.number == 1, "answered from the compacted journal")
+    }
+
     @Test func aCoordinatorWithoutJournalSaysSo() throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])
