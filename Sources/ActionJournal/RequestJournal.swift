@@ -174,7 +174,8 @@ public final class RequestJournal {
             throw JournalError("cannot read \(path)")
         }
         let bytes = [UInt8](data)
-        guard !bytes.isEmpty else { return (JournalRecovery(), 0) }
+        // Empty, or a header cut short by a crash while the file was being created.
+        guard bytes.count >= header.count || !header.starts(with: bytes) else { return (JournalRecovery(), 0) }
         guard bytes.count >= header.count, Array(bytes[0..<header.count]) == header else {
             throw JournalError("\(path) is not an ActionBus journal (it does not start with \"ABJOURN1\"); move it away or use another --data-dir")
         }

@@ -128,6 +128,18 @@ struct RequestJournalTests {
         _ = try withJournal { $0.recovery }
     }
 
+    @Test func aHeaderCutShortByACrashStartsAFreshJournal() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data("ABJ".utf8).write(to: URL(fileURLWithPath: journalPath))
+        try withJournal { journal in
+            #expect(journal.recovery.records == 0)
+            journal.append(.accepted(request("a"), deadline: Date()))
+            try journal.commit()
+        }
+        #expect(try withJournal { $0.recovery.unfinished.map(\.request.requestID) } == ["a"])
+    }
+
     @Test func aFileThatIsNotAJournalIsLeftAlone() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
