@@ -174,22 +174,21 @@ public final class ActionClient: Sendable {
 
     /// The coordinator's open action stacks as JSON, for one session or all.
     public func stacksJSON(session: String = "") async throws -> [UInt8] {
-        let queryID = makeRequestID()
-        return try await withCheckedThrowingContinuation { continuation in
-            let queued = loop.execute { driver, _ in
-                driver.query(.stacks(queryID: queryID, session: session), queryID: queryID) { continuation.resume(with: $0) }
-            }
-            if !queued { continuation.resume(throwing: ActionBusError.closed) }
-        }
+        try await query { .stacks(queryID: $0, session: session) }
     }
 
     /// The coordinator's counters (accepted, completed, redelivered, stream overflows, journal
     /// failures, queue and worker gauges...) as a JSON object.
     public func statisticsJSON() async throws -> [UInt8] {
+        try await query { .stats(queryID: $0) }
+    }
+
+    /// Sends the query `message(queryID)` makes and returns the JSON it is answered with.
+    private func query(_ message: @escaping @Sendable (String) -> ClientMessage) async throws -> [UInt8] {
         let queryID = makeRequestID()
         return try await withCheckedThrowingContinuation { continuation in
             let queued = loop.execute { driver, _ in
-                driver.query(.stats(queryID: queryID), queryID: queryID) { continuation.resume(with: $0) }
+                driver.query(message(queryID), queryID: queryID) { continuation.resume(with: $0) }
             }
             if !queued { continuation.resume(throwing: ActionBusError.closed) }
         }

@@ -13,20 +13,12 @@ struct StacksCommand: AsyncParsableCommand {
     var session = ""
     @Flag(help: "Print the JSON report.")
     var json = false
-    @Option(help: "The coordinator's clients endpoint.")
-    var coordinator = "tcp://127.0.0.1:5555"
-    @Option(help: "Seconds to wait for the answer.")
-    var timeout: Double = 10
-    @OptionGroup var curve: CurveClientOptions
+    @OptionGroup var client: QueryClientOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = logging.bootstrap(label: "actionbus.stacks", defaultLevel: .warning)
-        var configuration = ActionClientConfiguration()
-        configuration.coordinatorEndpoint = coordinator
-        configuration.defaultTimeout = .milliseconds(Int64(timeout * 1000))
-        configuration.curve = try curve.keys()
-        let client = try ActionClient(configuration: configuration, logger: logger)
+        let client = try self.client.makeClient(logger: logger)
         defer { Task { await client.close() } }
         do {
             let report = try await client.stacksJSON(session: session)
