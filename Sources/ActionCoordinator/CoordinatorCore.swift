@@ -75,13 +75,15 @@ public final class CoordinatorCore {
             completed.record(outcome)
             recordStack(outcome)
         }
-        for (request, deadline) in recovery.unfinished where requests[request.requestID] == nil {
+        for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
+            let request = recovered.request
             nextOrder += 1
             var pending = PendingRequest(
                 request: request, client: nil, order: nextOrder,
-                deadline: now + .milliseconds(Int64((deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
+                deadline: now + .milliseconds(Int64((recovered.deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
             )
             pending.recovered = true
+            pending.deliveries = recovered.workerDeaths
             requests[request.requestID] = pending
             waiting.append(request.requestID)
         }
@@ -89,11 +91,14 @@ public final class CoordinatorCore {
     }
 
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
-    /// unfinished requests in acceptance order.
+    /// unfinished requests in acceptance order, each with the worker deaths it has seen.
     public func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
         var records = completed.oldestFirst.map(JournalRecord.finished)
         for pending in requests.values.sorted(by: { $0.order < $1.order }) {
             records.append(.accepted(pending.request, deadline: wallNow.addingTimeInterval((pending.deadline - now).timeInterval)))
+            // A running request's current delivery is not a death.
+            let deaths = pending.placement == .queued ? pending.deliveries : pending.deliveries - 1
+            records.append(contentsOf: repeatElement(.workerDied(requestID: pending.request.requestID), count: max(0, deaths)))
         }
         return records
     }
@@ -271,7 +276,11 @@ public final class CoordinatorCore {
                 finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message))
                 continue
             }
-            if !countingDelivery { pending.deliveries -= 1 }
+            if countingDelivery {
+                outbox.journal(.workerDied(requestID: requestID))
+            } else {
+                pending.deliveries -= 1
+            }
             pending.placement = .queued
             requests[requestID] = pending
             requeued.append(pending)

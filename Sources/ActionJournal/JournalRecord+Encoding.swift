@@ -4,9 +4,9 @@ import Foundation
 /// The journal's byte layout.
 ///
 /// A record is `length (u32) · crc32 of body (u32) · body`, big-endian. The body is a kind byte
-/// (`A` accepted, `F` finished), a frame count (u16) and that many `length (u32) · bytes` frames:
-/// the request's or outcome's wire fields, and for `A` a last frame with the deadline in
-/// milliseconds since 1970 (u64).
+/// (`A` accepted, `F` finished, `D` a worker died holding it), a frame count (u16) and that many
+/// `length (u32) · bytes` frames: the request's or outcome's wire fields, and for `A` a last
+/// frame with the deadline in milliseconds since 1970 (u64); for `D` the request id.
 extension JournalRecord {
     /// The largest record body the reader believes (a request or outcome is at most the
     /// coordinator's message limit); a larger length means a damaged file.
@@ -26,6 +26,9 @@ extension JournalRecord {
         case .finished(let outcome):
             kind = UInt8(ascii: "F")
             outcome.encode(into: &frames)
+        case .workerDied(let requestID):
+            kind = UInt8(ascii: "D")
+            frames.append(requestID)
         }
         var body: [UInt8] = [kind]
         body.append(contentsOf: UInt16(frames.count).bigEndianBytes)
@@ -87,6 +90,9 @@ extension JournalRecord {
         case UInt8(ascii: "F"):
             guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
             return .finished(outcome)
+        case UInt8(ascii: "D"):
+            guard frames.count == 1, let requestID = String(validating: frames.frames[0], as: UTF8.self) else { return nil }
+            return .workerDied(requestID: requestID)
         default:
             return nil
         }

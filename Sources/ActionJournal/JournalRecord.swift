@@ -7,4 +7,6 @@ public enum JournalRecord: Sendable, Hashable {
     case accepted(WireRequest, deadline: Date)
     /// The coordinator answered an accepted request with this outcome.
     case finished(WireOutcome)
+    /// A worker died holding the request (it counts toward `maxDeliveries` after a restart too).
+    case workerDied(requestID: String)
 }

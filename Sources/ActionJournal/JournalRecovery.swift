@@ -3,8 +3,8 @@ import Foundation
 
 /// What a journal held when it was opened: the work to resume and the answers to keep.
 public struct JournalRecovery: Sendable {
-    /// Accepted requests with no outcome yet, in acceptance order, with their wall-clock deadlines.
-    public var unfinished: [(request: WireRequest, deadline: Date)] = []
+    /// Accepted requests with no outcome yet, in acceptance order.
+    public var unfinished: [RecoveredRequest] = []
     /// Outcomes of finished requests, oldest first (for retries and the action stacks).
     public var finished: [WireOutcome] = []
     /// Records read.

@@ -180,7 +180,7 @@ public final class RequestJournal {
             throw JournalError("\(path) is not an ActionBus journal (it does not start with \"ABJOURN1\"); move it away or use another --data-dir")
         }
         var recovery = JournalRecovery()
-        var unfinished: [(request: WireRequest, deadline: Date)?] = []
+        var unfinished: [RecoveredRequest?] = []
         var unfinishedIndex: [String: Int] = [:]
         var offset = header.count
         while let (record, next) = JournalRecord.read(from: bytes, at: offset) {
@@ -188,10 +188,12 @@ public final class RequestJournal {
             switch record {
             case .accepted(let request, let deadline):
                 unfinishedIndex[request.requestID] = unfinished.count
-                unfinished.append((request, deadline))
+                unfinished.append(RecoveredRequest(request: request, deadline: deadline))
             case .finished(let outcome):
                 if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
                 recovery.finished.append(outcome)
+            case .workerDied(let requestID):
+                if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
             }
             offset = next
         }

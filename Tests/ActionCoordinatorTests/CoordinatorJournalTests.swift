@@ -40,7 +40,7 @@ struct CoordinatorJournalTests {
         let h = CoordinatorHarness()
         let request = h.request("lost", timeoutMilliseconds: 60_000)
         var recovery = JournalRecovery()
-        recovery.unfinished = [(request, Date().addingTimeInterval(60))]
+        recovery.unfinished = [RecoveredRequest(request: request, deadline: Date().addingTimeInterval(60))]
         h.core.restore(recovery, now: h.at(.zero))
         #expect(h.core.statistics.queued == 1)
         #expect(h.core.statistics.recovered == 1)
@@ -79,7 +79,7 @@ struct CoordinatorJournalTests {
         let h = CoordinatorHarness()
         let request = h.request("inflight", timeoutMilliseconds: 60_000)
         var recovery = JournalRecovery()
-        recovery.unfinished = [(request, Date().addingTimeInterval(60))]
+        recovery.unfinished = [RecoveredRequest(request: request, deadline: Date().addingTimeInterval(60))]
         h.core.restore(recovery, now: h.at(.zero))
 
         // w1 ran it for the previous coordinator and reports before registering again.
@@ -130,5 +130,28 @@ struct CoordinatorJournalTests {
         #expect(unfinished.map(\.0) == ["second", "third"])
         // 10 s deadline, 4 s gone: 6 s left on the wall clock.
         #expect(unfinished.allSatisfy { abs($0.1.timeIntervalSince(wallNow) - 6) < 0.01 })
+    }
+
+    @Test func workerDeathsAreJournaledAndCountTowardPoisonAfterARestart() throws {
+        let h = CoordinatorHarness { $0.maxDeliveries = 3 }
+        h.ready(w1)
+        h.perform("fatal", timeoutMilliseconds: 60_000)
+        h.tick(at: .seconds(5))   // w1 never heartbeats: it dies holding the request
+        #expect(h.outbox.journaled.last == .workerDied(requestID: "fatal"))
+        // The snapshot carries the death with the request.
+        let snapshot = h.core.journalSnapshot(now: h.at(.seconds(5)))
+        #expect(snapshot.filter { $0 == .workerDied(requestID: "fatal") }.count == 1)
+
+        // A restarted coordinator that recovered two deaths poisons it at the third.
+        let restarted = CoordinatorHarness { $0.maxDeliveries = 3 }
+        var recovery = JournalRecovery()
+        recovery.unfinished = [RecoveredRequest(request: h.request("fatal", timeoutMilliseconds: 60_000),
+                                                deadline: Date().addingTimeInterval(60), workerDeaths: 2)]
+        restarted.core.restore(recovery, now: restarted.at(.zero))
+        restarted.ready(w2)
+        #expect(restarted.requestIDs(to: w2) == ["fatal"])
+        restarted.tick(at: .seconds(5))
+        // Nobody has asked again yet, so it is published and journaled, not sent.
+        #expect(restarted.events.first?.outcome.failureCode == BusErrorCode.poisoned)
     }
 }

@@ -50,6 +50,24 @@ struct RequestJournalTests {
         #expect(recovery.discardedBytes == 0)
     }
 
+    @Test func workerDeathsAreCountedPerUnfinishedRequest() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            journal.append(.accepted(request("b"), deadline: Date()))
+            journal.append(.workerDied(requestID: "a"))
+            journal.append(.workerDied(requestID: "a"))
+            journal.append(.workerDied(requestID: "b"))
+            journal.append(.finished(outcome("b")))
+            journal.append(.workerDied(requestID: "unknown"))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a"])
+        #expect(recovery.unfinished.first?.workerDeaths == 2)
+        #expect(recovery.records == 7)
+    }
+
     @Test func recordsNotCommittedAreNotThereAfterARestart() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { journal in
