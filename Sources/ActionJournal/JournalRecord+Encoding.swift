@@ -12,33 +12,43 @@ extension JournalRecord {
     /// coordinator's message limit); a larger length means a damaged file.
     static let maxBodyBytes = 1 << 30
 
-    /// Appends the whole record (length, checksum and body) to `buffer`.
+    /// Appends the whole record (length, checksum and body) to `buffer`, writing the fields in
+    /// place (this runs for every accepted request and every outcome).
     func append(to buffer: inout [UInt8]) {
-        var frames = WireFrameList()
-        let kind: UInt8
+        let recordStart = buffer.count
+        var writer = JournalFrameWriter(bytes: [])
+        swap(&writer.bytes, &buffer)
+        writer.bytes.appendBigEndian(UInt32(0))  // body length, filled in below
+        writer.bytes.appendBigEndian(UInt32(0))  // body checksum, filled in below
+        let bodyStart = writer.bytes.count
+        writer.bytes.append(kind)
+        writer.bytes.appendBigEndian(UInt16(0))  // frame count, filled in below
         switch self {
         case .accepted(let request, let deadline):
-            kind = UInt8(ascii: "A")
-            request.encode(into: &frames)
+            request.encode(into: &writer)
             // Clamped in Double first: a deadline centuries away must not trap the conversion.
             let milliseconds = UInt64(min(max(0, (deadline.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
-            frames.append(milliseconds.bigEndianBytes)
+            withUnsafeBytes(of: milliseconds.bigEndian) { writer.append($0) }
         case .finished(let outcome):
-            kind = UInt8(ascii: "F")
-            outcome.encode(into: &frames)
+            outcome.encode(into: &writer)
         case .workerDied(let requestID):
-            kind = UInt8(ascii: "D")
-            frames.append(requestID)
+            writer.append(requestID)
         }
-        var body: [UInt8] = [kind]
-        body.append(contentsOf: UInt16(frames.count).bigEndianBytes)
-        for frame in frames.frames {
-            body.append(contentsOf: UInt32(frame.count).bigEndianBytes)
-            body.append(contentsOf: frame)
+        writer.bytes.storeBigEndian(UInt16(writer.frameCount), at: bodyStart + 1)
+        // Measured before the stores, so no slice is alive while the buffer changes (no copy).
+        let bodyLength = UInt32(writer.bytes.count - bodyStart)
+        let checksum = CRC32.checksum(writer.bytes[bodyStart...])
+        writer.bytes.storeBigEndian(bodyLength, at: recordStart)
+        writer.bytes.storeBigEndian(checksum, at: recordStart + 4)
+        swap(&writer.bytes, &buffer)
+    }
+
+    private var kind: UInt8 {
+        switch self {
+        case .accepted: UInt8(ascii: "A")
+        case .finished: UInt8(ascii: "F")
+        case .workerDied: UInt8(ascii: "D")
         }
-        buffer.append(contentsOf: UInt32(body.count).bigEndianBytes)
-        buffer.append(contentsOf: CRC32.checksum(body).bigEndianBytes)
-        buffer.append(contentsOf: body)
     }
 
     /// Reads the record at `offset`: the record and the offset after it, or `nil` when the bytes
@@ -96,12 +106,6 @@ extension JournalRecord {
         default:
             return nil
         }
-    }
-}
-
-extension FixedWidthInteger {
-    var bigEndianBytes: [UInt8] {
-        withUnsafeBytes(of: bigEndian) { Array($0) }
     }
 }
 

@@ -50,6 +50,17 @@ struct RequestJournalTests {
         #expect(recovery.discardedBytes == 0)
     }
 
+    @Test func theRecordLayoutOnDiskIsStable() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.workerDied(requestID: "r"))
+            try journal.commit()
+        }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
+        // "ABJOURN1", then length 8, CRC-32 (zlib's) of the body, body: "D", 1 frame, "r".
+        #expect(bytes == Array("ABJOURN1".utf8) + [0, 0, 0, 8, 0xA4, 0xB9, 0xE1, 0x8A, 0x44, 0, 1, 0, 0, 0, 1, 0x72])
+    }
+
     @Test func workerDeathsAreCountedPerUnfinishedRequest() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { journal in
