@@ -44,38 +44,28 @@ extension ActionSession {
     /// Performs `binding` under its action's retry policy: attempts until one succeeds, fails
     /// without ``ActionError/isRetryable``, is cancelled, or the next backoff would pass the
     /// deadline; only the last outcome reaches `completion`.
+    ///
+    /// - Returns: the identity of attempt `number` (the first, to callers).
     func dispatch<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         input: A.Input,
         deadline: ContinuousClock.Instant?,
         target: CompletionTarget,
         cancellation: ActionCancellation?,
+        attempt number: Int = 1,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
+        // Resolved once: later attempts pass the resolved deadline on, so retries share it.
         let deadline = deadline ?? configuration.defaultTimeout.map { .now + $0 }
-        return attempt(1, of: binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
-    }
-
-    private func attempt<F: Feature, A: Action>(
-        _ number: Int,
-        of binding: ActionBinding<F, A>,
-        input: A.Input,
-        deadline: ContinuousClock.Instant?,
-        target: CompletionTarget,
-        cancellation: ActionCancellation?,
-        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
-    ) -> ActionRequestID {
         let policy = A.retryPolicy
         guard number < policy.maxAttempts else {
             return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
         }
         return dispatchOnce(binding, input: input, deadline: deadline, target: .immediate, cancellation: cancellation) { [self] outcome in
-            guard case .failure(let error, _) = outcome, error.isRetryable, cancellation?.isCancelled != true else {
-                target.run { completion(outcome) }
-                return
-            }
-            let backoff = policy.backoff(beforeAttempt: number + 1)
-            if let deadline, ContinuousClock.now + backoff >= deadline {
+            guard case .failure(let error, _) = outcome, error.isRetryable, cancellation?.isCancelled != true,
+                  case let backoff = policy.backoff(beforeAttempt: number + 1),
+                  deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
+            else {
                 target.run { completion(outcome) }
                 return
             }
@@ -88,8 +78,8 @@ extension ActionSession {
             let started = Locked(false)
             let next: @Sendable () -> Void = { [self] in
                 guard started.withLock({ started in defer { started = true }; return !started }) else { return }
-                _ = attempt(number + 1, of: binding, input: input, deadline: deadline, target: target,
-                            cancellation: cancellation, completion: completion)
+                _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                             attempt: number + 1, completion: completion)
             }
             cancellation?.onCancel(next)
             DispatchQueue.global().asyncAfter(deadline: .now() + backoff.dispatchInterval, execute: next)
