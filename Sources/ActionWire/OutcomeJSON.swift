@@ -26,12 +26,7 @@ public enum OutcomeJSON {
                 json.string(String(decoding: output, as: UTF8.self))
             }
         case .failure(let code, let message):
-            json.field("outcome", "failure")
-            json.key("error")
-            json.open()
-            json.field("code", code)
-            json.field("message", message)
-            json.close()
+            writeFailure(code: code, message: message, into: &json)
         }
         json.field("worker", outcome.worker)
         json.key("closeActionStack")
@@ -48,14 +43,19 @@ public enum OutcomeJSON {
     public static func encodeError(code: String, message: String) -> [UInt8] {
         var json = JSONText()
         json.open()
+        writeFailure(code: code, message: message, into: &json)
+        json.close()
+        return json.bytes
+    }
+
+    /// `"outcome":"failure","error":{"code":...,"message":...}`
+    private static func writeFailure(code: String, message: String, into json: inout JSONText) {
         json.field("outcome", "failure")
         json.key("error")
         json.open()
         json.field("code", code)
         json.field("message", message)
         json.close()
-        json.close()
-        return json.bytes
     }
 }
 

@@ -50,6 +50,14 @@ struct WireGoldenTests {
         #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x01, 0x12])
     }
 
+    @Test func outcomeJSONForFailuresAndBareErrors() {
+        #expect(String(decoding: OutcomeJSON.encode(Self.failure, sequence: 3), as: UTF8.self) == #"""
+            {"request":"c1:8","action":"Fault.fail","session":"","outcome":"failure","error":{"code":"actionFailed","message":"boom"},"worker":"","closeActionStack":false,"sequence":3}
+            """#)
+        #expect(String(decoding: OutcomeJSON.encodeError(code: "malformedRequest", message: "bad"), as: UTF8.self)
+                == #"{"outcome":"failure","error":{"code":"malformedRequest","message":"bad"}}"#)
+    }
+
     @Test func cancelStacksPing() throws {
         let cases: [(ClientMessage, [[UInt8]])] = [
             (.cancel(requestID: "c1:7"), [Self.h(0x02), Self.t("c1:7")]),
