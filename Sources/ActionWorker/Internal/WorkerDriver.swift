@@ -28,8 +28,6 @@ final class WorkerDriver: IOLoopDriver {
     private var incoming = Multipart()
     private var outgoing = Multipart()
     private(set) var statistics = WorkerStatistics()
-    /// The delay before READY is tried again, while one could not be sent; `nil` when none is pending.
-    private var registrationRetryDelay: Duration?
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<WorkerDriver>, catalog: ActionCatalog,
@@ -80,38 +78,18 @@ final class WorkerDriver: IOLoopDriver {
 
     private func register() {
         let registration = WorkerRegistration(name: configuration.name, credits: configuration.credits, actions: catalog.actionNames)
+        // Queued even while the connection is down (no IMMEDIATE). Should the queue be full, the
+        // coordinator never answers, and the silence makes the worker reconnect and send it again.
         if send(.ready(registration)) {
-            registrationRetryDelay = nil
             statistics.registrations += 1
-        } else if registrationRetryDelay == nil {
-            // The READY could not be queued (the queue is full): try again shortly, backing off to
-            // the heartbeat interval.
-            registrationRetryDelay = .milliseconds(5)
-            scheduleRegistrationRetry()
-        }
-    }
-
-    private func scheduleRegistrationRetry() {
-        guard let delay = registrationRetryDelay else { return }
-        runtime.schedule(after: delay) { [unowned self] in
-            guard let delay = registrationRetryDelay else { return }
-            registrationRetryDelay = min(delay * 2, configuration.heartbeatInterval)
-            register()
-            scheduleRegistrationRetry()
         }
     }
 
     private func heartbeat() {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
-        if registrationRetryDelay != nil {
-            // READY is still waiting for the connection; libzmq keeps reconnecting this socket,
-            // and a fresh socket would only start the handshake over.
-            return
-        }
         if ContinuousClock.now - lastHeard > expiry {
             reconnect()
         } else {
-            // While READY is pending, a heartbeat would only make the coordinator ask for it again.
             send(.heartbeat)
         }
     }
