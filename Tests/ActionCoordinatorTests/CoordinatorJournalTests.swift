@@ -10,6 +10,13 @@ struct CoordinatorJournalTests {
     let w1 = WorkerID([0xA1])
     let w2 = WorkerID([0xB2])
 
+    /// Starts `h` as a coordinator whose journal held `request` unfinished, due in a minute.
+    func restore(_ request: WireRequest, into h: CoordinatorHarness, workerDeaths: Int = 0) {
+        var recovery = JournalRecovery()
+        recovery.unfinished = [RecoveredRequest(request: request, deadline: Date().addingTimeInterval(60), workerDeaths: workerDeaths)]
+        h.core.restore(recovery, now: h.at(.zero))
+    }
+
     @Test func acceptingAndFinishingAreJournaledWithAWallClockDeadline() throws {
         let h = CoordinatorHarness()
         let before = Date()
@@ -39,9 +46,7 @@ struct CoordinatorJournalTests {
     @Test func recoveredRequestsRunAgainAndAnswerTheClientThatResends() throws {
         let h = CoordinatorHarness()
         let request = h.request("lost", timeoutMilliseconds: 60_000)
-        var recovery = JournalRecovery()
-        recovery.unfinished = [RecoveredRequest(request: request, deadline: Date().addingTimeInterval(60))]
-        h.core.restore(recovery, now: h.at(.zero))
+        restore(request, into: h)
         #expect(h.core.statistics.queued == 1)
         #expect(h.core.statistics.recovered == 1)
 
@@ -78,9 +83,7 @@ struct CoordinatorJournalTests {
     @Test func aRecoveredRequestsResultFromAWorkerThatStartedItBeforeTheRestartIsAdopted() throws {
         let h = CoordinatorHarness()
         let request = h.request("inflight", timeoutMilliseconds: 60_000)
-        var recovery = JournalRecovery()
-        recovery.unfinished = [RecoveredRequest(request: request, deadline: Date().addingTimeInterval(60))]
-        h.core.restore(recovery, now: h.at(.zero))
+        restore(request, into: h)
 
         // w1 ran it for the previous coordinator and reports before registering again.
         h.complete(request, on: w1)
@@ -144,10 +147,7 @@ struct CoordinatorJournalTests {
 
         // A restarted coordinator that recovered two deaths poisons it at the third.
         let restarted = CoordinatorHarness { $0.maxDeliveries = 3 }
-        var recovery = JournalRecovery()
-        recovery.unfinished = [RecoveredRequest(request: h.request("fatal", timeoutMilliseconds: 60_000),
-                                                deadline: Date().addingTimeInterval(60), workerDeaths: 2)]
-        restarted.core.restore(recovery, now: restarted.at(.zero))
+        restore(h.request("fatal", timeoutMilliseconds: 60_000), into: restarted, workerDeaths: 2)
         restarted.ready(w2)
         #expect(restarted.requestIDs(to: w2) == ["fatal"])
         restarted.tick(at: .seconds(5))
