@@ -63,11 +63,15 @@ final class ClientDriver: IOLoopDriver {
         pending[call.request.requestID] = call
         send(.perform(call.request))
         if wasIdle {
-            // Silence only counts while the client waits for something; the ping tells it which
-            // coordinator instance is answering.
-            lastHeard = .now
-            lastPing = .now
-            send(.ping)
+            // Silence only counts while the client waits for something.
+            let now = ContinuousClock.now
+            lastHeard = now
+            // The ping tells which coordinator instance answers; a client sending one request at
+            // a time pings at most once per heartbeat interval, not once per request.
+            if coordinatorInstance == nil || now - lastPing >= configuration.heartbeatInterval {
+                lastPing = now
+                send(.ping)
+            }
         }
     }
 
