@@ -1,0 +1,106 @@
+// A bare libzmq relay: the baseline ActionBus is measured against (scripts/compare.sh).
+//
+//   relay proxy FRONTEND BACKEND          ROUTER (clients) <-> zmq_proxy <-> DEALER (workers)
+//   relay worker BACKEND                   a DEALER that echoes every message it gets
+//   relay client FRONTEND N WINDOW SIZE    a DEALER keeping WINDOW requests of SIZE bytes in
+//                                          flight until N have returned; prints one JSON line
+//
+// The same shape as the bus (client -> router -> worker -> back), with none of its work:
+// no decoding, no bookkeeping, no journal. Build: cc -O2 relay.c -lzmq -o relay
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void fail(const char *what) {
+    fprintf(stderr, "relay: %s: %s\n", what, zmq_strerror(zmq_errno()));
+    exit(1);
+}
+
+static void set_hwm(void *socket) {
+    int hwm = 100000;
+    zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(socket, ZMQ_RCVHWM, &hwm, sizeof hwm);
+}
+
+static int run_proxy(void *context, const char *frontend_endpoint, const char *backend_endpoint) {
+    void *frontend = zmq_socket(context, ZMQ_ROUTER);
+    void *backend = zmq_socket(context, ZMQ_DEALER);
+    set_hwm(frontend);
+    set_hwm(backend);
+    if (zmq_bind(frontend, frontend_endpoint) != 0) fail("bind frontend");
+    if (zmq_bind(backend, backend_endpoint) != 0) fail("bind backend");
+    zmq_proxy(frontend, backend, NULL);
+    return 0;
+}
+
+static int run_worker(void *context, const char *backend_endpoint) {
+    void *socket = zmq_socket(context, ZMQ_DEALER);
+    set_hwm(socket);
+    if (zmq_connect(socket, backend_endpoint) != 0) fail("connect");
+    zmq_msg_t frame;
+    zmq_msg_init(&frame);
+    for (;;) {
+        // Echo every frame back as it came (the envelope included), as a multipart message.
+        if (zmq_msg_recv(&frame, socket, 0) < 0) fail("recv");
+        int more = zmq_msg_more(&frame);
+        if (zmq_msg_send(&frame, socket, more ? ZMQ_SNDMORE : 0) < 0) fail("send");
+    }
+}
+
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int run_client(void *context, const char *frontend_endpoint, long total, long window, long size) {
+    void *socket = zmq_socket(context, ZMQ_DEALER);
+    set_hwm(socket);
+    if (zmq_connect(socket, frontend_endpoint) != 0) fail("connect");
+    if (size < 8) size = 8;
+    char *payload = calloc(1, (size_t)size);
+    uint64_t *latencies = malloc(sizeof(uint64_t) * (size_t)total);
+    // Warm up: one round trip, so connection setup is not measured.
+    uint64_t stamp = now_ns();
+    memcpy(payload, &stamp, 8);
+    if (zmq_send(socket, payload, (size_t)size, 0) < 0) fail("send");
+    if (zmq_recv(socket, payload, (size_t)size, 0) < 0) fail("recv");
+
+    long sent = 0, received = 0;
+    uint64_t started = now_ns();
+    while (received < total) {
+        while (sent < total && sent - received < window) {
+            stamp = now_ns();
+            memcpy(payload, &stamp, 8);
+            if (zmq_send(socket, payload, (size_t)size, 0) < 0) fail("send");
+            sent++;
+        }
+        if (zmq_recv(socket, payload, (size_t)size, 0) < 0) fail("recv");
+        memcpy(&stamp, payload, 8);
+        latencies[received++] = now_ns() - stamp;
+    }
+    double seconds = (double)(now_ns() - started) / 1e9;
+    qsort(latencies, (size_t)total, sizeof(uint64_t), compare_u64);
+    printf("{\"requests\":%ld,\"seconds\":%.3f,\"throughput\":%.0f,\"p50Us\":%.1f,\"p99Us\":%.1f,\"p999Us\":%.1f,\"failures\":0}\n",
+           total, seconds, (double)total / seconds, latencies[total / 2] / 1e3, latencies[total * 99 / 100] / 1e3,
+           latencies[total * 999 / 1000] / 1e3);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    void *context = zmq_ctx_new();
+    if (argc == 4 && strcmp(argv[1], "proxy") == 0) return run_proxy(context, argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "worker") == 0) return run_worker(context, argv[2]);
+    if (argc == 6 && strcmp(argv[1], "client") == 0)
+        return run_client(context, argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
+    fprintf(stderr, "usage: relay proxy FRONTEND BACKEND | relay worker BACKEND | relay client FRONTEND N WINDOW SIZE\n");
+    return 2;
+}
