@@ -32,7 +32,11 @@ let package = Package(
         ),
         .target(
             name: "ActionCore",
-            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Locking",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(name: "ActionWire"),
         .target(name: "ActionJournal", dependencies: ["ActionWire"]),

@@ -26,8 +26,8 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
             featureName: featureName,
             actionName: actionName,
             actionDescription: A.description,
-            performJSON: { session, jsonInput, deadline, completionQueue, cancellation, completion in
-                session.performJSON(self, jsonInput: jsonInput, deadline: deadline, completionQueue: completionQueue,
+            performJSON: { session, jsonInput, deadline, target, earlyTarget, cancellation, completion in
+                session.performJSON(self, jsonInput: jsonInput, deadline: deadline, target: target, earlyTarget: earlyTarget,
                                     cancellation: cancellation, completion: completion)
             }
         )

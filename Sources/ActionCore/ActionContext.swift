@@ -10,8 +10,9 @@ public struct ActionContext<Input: Sendable>: Sendable {
     public let requestID: ActionRequestID
     /// The session performing the action; use it for nested performs.
     public let session: ActionSession
-    /// A logger carrying `action.name`, `action.session` and `action.request` metadata.
-    public let logger: Logger
+    /// A logger carrying `action.name`, `action.session` and `action.request` metadata (made
+    /// when asked for, so a perform that logs nothing pays nothing for it).
+    public var logger: Logger { session.logger(forAction: actionName, requestID: requestID) }
     /// When the perform times out with ``ActionError/Code/timedOut``; `nil` when it never does.
     public let deadline: ContinuousClock.Instant?
     let run: ActionRun

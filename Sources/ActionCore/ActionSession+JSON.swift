@@ -26,13 +26,52 @@ extension ActionSession {
         cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
+        // Early failures run on the caller's queue, or inline; the action's outcome on the
+        // caller's queue, or on the action's executor.
+        performJSON(
+            named: fullName, jsonInput: jsonInput, deadline: deadline,
+            earlyTarget: completionQueue.map { .queue($0) } ?? .immediate,
+            target: completionQueue.map { .queue($0) }, cancellation: cancellation, completion: completion
+        )
+    }
+
+    /// Performs the action named `fullName` with JSON input given as bytes and calls
+    /// `completion` on whichever thread ends the perform: the action's executor when it
+    /// completes, the deadline timer's thread when it times out, the canceller's when it is
+    /// cancelled, the caller's for an early failure.
+    ///
+    /// For callers that only hand the outcome on, such as a worker's I/O loop: no hop to any
+    /// queue is spent on it. Keep `completion` short and never block in it.
+    public func performForwarding(
+        named fullName: String,
+        jsonInput: [UInt8],
+        deadline: ContinuousClock.Instant? = nil,
+        cancellation: ActionCancellation? = nil,
+        forward completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
+        performJSON(
+            named: fullName, jsonInput: Data(jsonInput), deadline: deadline, earlyTarget: .immediate, target: .immediate,
+            cancellation: cancellation, completion: completion
+        )
+    }
+
+    /// `target` `nil` delivers on the action's executor.
+    private func performJSON(
+        named fullName: String,
+        jsonInput: Data,
+        deadline: ContinuousClock.Instant?,
+        earlyTarget: CompletionTarget,
+        target: CompletionTarget?,
+        cancellation: ActionCancellation?,
+        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
         guard let action = catalog.action(named: fullName) else {
             logger.notice("Unknown action requested", metadata: ["action.name": "\(fullName)"])
             let error = ActionError(code: .unknownAction, message: "No action named '\(fullName)' in the catalog")
-            deliverEarly(.failure(error), completionQueue: completionQueue, completion: completion)
+            earlyTarget.run { completion(.failure(error)) }
             return
         }
-        action.performJSON(self, jsonInput, deadline, completionQueue, cancellation, completion)
+        action.performJSON(self, jsonInput, deadline, target, earlyTarget, cancellation, completion)
     }
 
     /// Performs the action named `fullName` with JSON input given as bytes; see
@@ -62,36 +101,40 @@ extension ActionSession {
         }
     }
 
-    /// Decodes the input for `binding`, performs it and encodes its output.
+    /// Decodes the input for `binding`, performs it and encodes its output; `target` `nil`
+    /// delivers on the action's executor.
     func performJSON<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         jsonInput: Data,
         deadline: ContinuousClock.Instant?,
-        completionQueue: DispatchQueue?,
+        target: CompletionTarget?,
+        earlyTarget: CompletionTarget,
         cancellation: ActionCancellation?,
         completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
         let input: A.Input
         do {
-            input = try JSONDecoder().decode(A.Input.self, from: jsonInput.isEmpty ? Data("{}".utf8) : jsonInput)
+            input = try JSONCoders.decoder.decode(A.Input.self, from: jsonInput.isEmpty ? Data("{}".utf8) : jsonInput)
         } catch {
             let failure = ActionError(code: .invalidInput, message: "Invalid input for \(binding.fullName): \(error)")
-            deliverEarly(.failure(failure), completionQueue: completionQueue, completion: completion)
+            earlyTarget.run { completion(.failure(failure)) }
             return
         }
-        perform(binding, input: input, deadline: deadline, completionQueue: completionQueue, cancellation: cancellation) { outcome in
+        let target = target ?? .executor(executor(for: A.executor))
+        _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation) { outcome in
             completion(outcome.encodedAsJSON(actionName: binding.fullName))
         }
     }
+}
 
-    private func deliverEarly(
-        _ outcome: ErasedActionOutcome,
-        completionQueue: DispatchQueue?,
-        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
-    ) {
-        let target: CompletionTarget = completionQueue.map { .queue($0) } ?? .immediate
-        target.run { completion(outcome) }
-    }
+/// One JSON decoder and encoder for every perform: making them costs more than a small decode.
+enum JSONCoders {
+    static let decoder = JSONDecoder()
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 }
 
 extension ActionOutcome where Output: Encodable {
@@ -99,10 +142,8 @@ extension ActionOutcome where Output: Encodable {
     /// an ``ActionError/Code/invalidOutput`` failure.
     func encodedAsJSON(actionName: String) -> ErasedActionOutcome {
         map { output throws(ActionError) -> Data in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             do {
-                return try encoder.encode(output)
+                return try JSONCoders.encoder.encode(output)
             } catch {
                 throw ActionError(code: .invalidOutput, message: "Could not encode the output of \(actionName): \(error)")
             }

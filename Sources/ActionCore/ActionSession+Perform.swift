@@ -97,7 +97,7 @@ extension ActionSession {
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         let executor = executor(for: A.executor)
-        let run = ActionRun(id: .next(), deadline: deadline)
+        let run = ActionRun(id: .next(), deadline: deadline, timer: configuration.deadlineTimer)
         let event = ActionDispatchEvent(
             requestID: run.id,
             sessionName: name,
@@ -107,7 +107,6 @@ extension ActionSession {
             executorName: executor.name,
             date: Date()
         )
-        let actionLogger = logger(forAction: binding.fullName, requestID: run.id)
 
         let actionCompletion = ActionCompletion<A.Output>(
             run: run,
@@ -117,22 +116,31 @@ extension ActionSession {
                 observers.notify { $0.actionDidComplete(event, outcome: summary) }
                 target.run { completion(outcome) }
             },
-            terminated: { [observers] error in
-                actionLogger.notice("Action ended without completing: \(error.message)", metadata: ["action.outcome": "\(error.code)"])
+            terminated: { [self] error in
+                logger(forAction: binding.fullName, requestID: run.id)
+                    .notice("Action ended without completing: \(error.message)", metadata: ["action.outcome": "\(error.code)"])
                 if error.code == .timedOut {
                     observers.notify { $0.actionTimedOut(event) }
                 }
             },
-            reject: { [observers] reason, summary in
+            reject: { [self] reason, summary in
                 let rejection = ActionCompletionRejection(reason: reason.publicReason, rejectedOutcome: summary)
-                actionLogger.warning("Completion not delivered: \(rejection.error.message)", metadata: ["action.outcome": "\(summary)"])
+                logger(forAction: binding.fullName, requestID: run.id)
+                    .warning("Completion not delivered: \(rejection.error.message)", metadata: ["action.outcome": "\(summary)"])
                 observers.notify { $0.actionCompletedTwice(event, rejection: rejection) }
             }
         )
 
         observers.notify { $0.actionWillBegin(event) }
         if let deadline = run.deadline {
-            scheduleTimeout(at: deadline, of: actionCompletion, actionName: binding.fullName)
+            let timeout = deadline - .now
+            let milliseconds = max(0, Int((timeout / .milliseconds(1)).rounded(.up)))
+            // The timer entry keeps the completion alive until the deadline or the outcome, so
+            // even an action that drops its async handle (never completes) gets its timeout.
+            run.armDeadline {
+                let message = "\(binding.fullName) did not complete before its deadline (\(milliseconds) ms after it was requested)"
+                actionCompletion.terminate(with: ActionError(code: .timedOut, message: message))
+            }
         }
         cancellation?.onCancel {
             actionCompletion.terminate(with: ActionError(code: .cancelled, message: "\(binding.fullName) was cancelled by its caller"))
@@ -140,7 +148,7 @@ extension ActionSession {
         executor.submit { [self] in
             // The caller already has a timeout or cancellation outcome: do not start stale work.
             guard !run.isTerminated else {
-                actionLogger.debug("Skipped an action that ended before it started")
+                logger(forAction: binding.fullName, requestID: run.id).debug("Skipped an action that ended before it started")
                 return
             }
             let context = ActionContext(
@@ -148,7 +156,6 @@ extension ActionSession {
                 actionName: binding.fullName,
                 requestID: run.id,
                 session: self,
-                logger: actionLogger,
                 deadline: run.deadline,
                 run: run
             )
@@ -157,25 +164,13 @@ extension ActionSession {
         return run.id
     }
 
-    private func logger(forAction actionName: String, requestID: ActionRequestID) -> Logger {
+    /// The session's logger with the action's name and request id: made only when something is
+    /// logged, never per perform.
+    func logger(forAction actionName: String, requestID: ActionRequestID) -> Logger {
         var logger = self.logger
         logger[metadataKey: "action.name"] = "\(actionName)"
         logger[metadataKey: "action.request"] = "\(requestID)"
         return logger
-    }
-
-    private func scheduleTimeout<Output>(at deadline: ContinuousClock.Instant, of completion: ActionCompletion<Output>, actionName: String) {
-        let timeout = deadline - .now
-        let seconds = timeout.components.seconds
-        // Beyond a century there is nothing useful to wait for, and DispatchTime would overflow.
-        guard seconds < 3_153_600_000 else { return }
-        let milliseconds = Int((timeout / .milliseconds(1)).rounded(.up))
-        let message = "\(actionName) did not complete before its deadline (\(max(0, milliseconds)) ms after it was requested)"
-        // The block keeps the completion alive until the deadline, so even an action that drops
-        // its async handle (never completes) gets its timeout.
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) {
-            completion.terminate(with: ActionError(code: .timedOut, message: message))
-        }
     }
 }
 

@@ -13,6 +13,8 @@ public struct ActionSessionConfiguration: Sendable {
     public var maximumStackEntries = ActionStackTracker.defaultMaximumEntries
     /// The logger for dispatch problems and for actions' context loggers.
     public var logger = Logger(label: "ActionCore")
+    /// The timer that ends performs at their deadlines (one timer for all of them).
+    public var deadlineTimer = ActionDeadlineTimer.shared
 
     /// The defaults: 30 s timeout, 100 stack entries.
     public init() {}

@@ -1,23 +1,52 @@
 import Locking
 
-/// One perform in flight: its identity and its ``ActionRunState`` behind a lock.
+/// One perform in flight: its identity, its ``ActionRunState`` and its deadline's timer entry,
+/// behind one lock.
 final class ActionRun: Sendable {
+    private struct Guarded {
+        var phase = ActionRunState.running(cancelHandlers: [])
+        var deadlineEntry: ActionDeadlineTimer.Token?
+    }
+
     let id: ActionRequestID
     let deadline: ContinuousClock.Instant?
-    private let state = Locked(ActionRunState.running(cancelHandlers: []))
+    private let timer: ActionDeadlineTimer
+    private let guarded = Locked(Guarded())
 
-    init(id: ActionRequestID, deadline: ContinuousClock.Instant?) {
+    init(id: ActionRequestID, deadline: ContinuousClock.Instant?, timer: ActionDeadlineTimer = .shared) {
         self.id = id
         self.deadline = deadline
+        self.timer = timer
+    }
+
+    /// Runs `expire` at the deadline unless the run ends first; the entry (and what `expire`
+    /// holds) is dropped as soon as the run ends.
+    func armDeadline(_ expire: @escaping @Sendable () -> Void) {
+        guard let deadline else { return }
+        let entry = timer.schedule(at: deadline, expire)
+        let ended = guarded.withLock { guarded -> Bool in
+            guard case .running = guarded.phase else { return true }
+            guarded.deadlineEntry = entry
+            return false
+        }
+        if ended { timer.cancel(entry) }
     }
 
     func actionCompleted() -> ActionRunState.CompletionDecision {
-        state.withLock { $0.actionCompleted() }
+        let (decision, entry) = guarded.withLock { guarded in
+            (guarded.phase.actionCompleted(), guarded.deadlineEntry.take())
+        }
+        if let entry { timer.cancel(entry) }
+        return decision
     }
 
     /// Ends the run with `code` and runs the cancel handlers (outside the lock).
     func terminate(_ code: ActionError.Code) -> Bool {
-        switch state.withLock({ $0.terminate(code) }) {
+        let (decision, entry) = guarded.withLock { guarded in
+            (guarded.phase.terminate(code), guarded.deadlineEntry.take())
+        }
+        if let entry { timer.cancel(entry) }
+        switch decision {
         case .deliver(let handlers):
             handlers.forEach { $0() }
             return true
@@ -27,12 +56,12 @@ final class ActionRun: Sendable {
     }
 
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        if !state.withLock({ $0.addCancelHandler(handler) }) {
+        if !guarded.withLock({ $0.phase.addCancelHandler(handler) }) {
             handler()
         }
     }
 
     var isTerminated: Bool {
-        state.withLock { $0.isTerminated }
+        guarded.withLock { $0.phase.isTerminated }
     }
 }

@@ -22,9 +22,6 @@ final class WorkerDriver: IOLoopDriver {
     private var sessions: [String: HostedSession] = [:]
     private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
-    /// Where completions land before hopping to the loop: never the action's own queue, so a
-    /// timeout still arrives when an action blocks its queue.
-    private let completionQueue = DispatchQueue(label: "actionbus.worker.completions")
     private var incoming = Multipart()
     private var outgoing = Multipart()
     private(set) var statistics = WorkerStatistics()
@@ -203,10 +200,10 @@ final class WorkerDriver: IOLoopDriver {
             return
         }
         let loop = self.loop
-        // The action runs on its own executor; its completion comes back to this loop once.
-        sessions[sessionName]!.session.perform(
-            named: request.action, jsonInput: request.input, deadline: deadline, completionQueue: completionQueue,
-            cancellation: cancellation
+        // The action runs on its own executor; its outcome comes back to this loop once, from
+        // whichever thread ended the perform (no completion queue in between).
+        sessions[sessionName]!.session.performForwarding(
+            named: request.action, jsonInput: request.input, deadline: deadline, cancellation: cancellation
         ) { outcome in
             loop.execute { driver, _ in driver.finish(request, outcome) }
         }

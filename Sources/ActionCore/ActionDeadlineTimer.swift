@@ -1,0 +1,107 @@
+import Dispatch
+import HeapModule
+import Locking
+
+/// One timer for every perform's deadline, instead of a `DispatchQueue.asyncAfter` per perform.
+///
+/// Deadlines are kept in buckets of one millisecond under a lock, with a heap of the buckets'
+/// times and a single dispatch timer armed for the earliest one. Scheduling is a dictionary
+/// insert (plus a heap push for a new bucket); a perform that completes removes its entry at
+/// once, so nothing it holds (its input, its completion) outlives it. Sessions share
+/// ``shared`` unless their configuration names another.
+public final class ActionDeadlineTimer: Sendable {
+    /// Identifies a scheduled deadline, to cancel it.
+    public struct Token: Sendable, Hashable {
+        fileprivate let bucket: Int64
+        fileprivate let serial: UInt64
+    }
+
+    private struct State {
+        var buckets: [Int64: [UInt64: @Sendable () -> Void]] = [:]
+        /// Bucket times (milliseconds since `origin`), earliest first, one entry per bucket; a
+        /// bucket emptied by cancellations stays (empty) until its time comes.
+        var times = Heap<Int64>()
+        var nextSerial: UInt64 = 0
+        var armedBucket: Int64?
+        var count = 0
+    }
+
+    /// The timer sessions use by default.
+    public static let shared = ActionDeadlineTimer(label: "ActionCore.deadlines")
+
+    private let origin = ContinuousClock.now
+    private let state = Locked(State())
+    private let queue: DispatchQueue
+    /// Only re-armed under the state's lock (a dispatch source is safe to use from any thread,
+    /// but not declared `Sendable`).
+    private nonisolated(unsafe) let source: any DispatchSourceTimer
+
+    /// Creates a timer whose deadlines fire on a serial queue of its own.
+    public init(label: String) {
+        queue = DispatchQueue(label: label)
+        source = DispatchSource.makeTimerSource(queue: queue)
+        source.setEventHandler { [weak self] in self?.fireDue() }
+        source.activate()
+    }
+
+    deinit { source.cancel() }
+
+    /// How many deadlines are scheduled and not yet fired or cancelled.
+    public var scheduledCount: Int { state.withLock { $0.count } }
+
+    /// Runs `fire` once `deadline` has passed, unless cancelled first.
+    public func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> Token {
+        // Rounded up: a deadline never fires early.
+        let bucket = Int64(((deadline - origin) / .milliseconds(1)).rounded(.up))
+        return state.withLock { state in
+            state.nextSerial += 1
+            let token = Token(bucket: bucket, serial: state.nextSerial)
+            if state.buckets[bucket] == nil {
+                state.buckets[bucket] = [token.serial: fire]
+                state.times.insert(bucket)
+            } else {
+                state.buckets[bucket]![token.serial] = fire
+            }
+            state.count += 1
+            // Re-armed under the lock, so two schedules racing cannot leave the later time armed.
+            if state.armedBucket.map({ bucket < $0 }) ?? true {
+                state.armedBucket = bucket
+                arm(bucket)
+            }
+            return token
+        }
+    }
+
+    /// Forgets a deadline that has not fired; does nothing for one that fired or was cancelled.
+    public func cancel(_ token: Token) {
+        state.withLock { state in
+            guard state.buckets[token.bucket]?.removeValue(forKey: token.serial) != nil else { return }
+            state.count -= 1
+            // Kept, without storage, until its time: its heap entry is then the only one for it.
+            if state.buckets[token.bucket]?.isEmpty == true { state.buckets[token.bucket] = [:] }
+        }
+    }
+
+    private func arm(_ bucket: Int64) {
+        let delay = origin + .milliseconds(bucket) - ContinuousClock.now
+        source.schedule(deadline: .now() + delay.dispatchInterval, leeway: .milliseconds(1))
+    }
+
+    private func fireDue() {
+        let now = Int64(((ContinuousClock.now - origin) / .milliseconds(1)).rounded(.down))
+        var due: [@Sendable () -> Void] = []
+        state.withLock { state in
+            while let earliest = state.times.min, earliest <= now {
+                state.times.removeMin()
+                if let fired = state.buckets.removeValue(forKey: earliest) {
+                    due.append(contentsOf: fired.values)
+                    state.count -= fired.count
+                }
+            }
+            state.armedBucket = state.times.min
+            if let next = state.armedBucket { arm(next) }
+        }
+        // Outside the lock: a handler may schedule or cancel.
+        due.forEach { $0() }
+    }
+}
