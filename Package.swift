@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -49,6 +50,7 @@ let package = Package(
             dependencies: [
                 "ActionCore", "ActionJournal", "ActionWire", "ActionTransport", "ZeroMQ",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -63,6 +65,8 @@ let package = Package(
             name: "ActionClient",
             dependencies: [
                 "ActionCore", "ActionWire", "ActionTransport", "Locking", "ZeroMQ",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -80,8 +84,10 @@ let package = Package(
                 "ActionWire",
                 "ActionWorker",
                 "ExampleFeatures",
+                "Locking",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -33,9 +33,11 @@ public final class ActionClient: Sendable {
     ) throws {
         let context = try context ?? ZMQContext()
         self.configuration = configuration
-        self.clientID = String(UUID().uuidString.prefix(8)).lowercased()
+        // 128 random bits: request ids (`clientID:sequence`) never collide across clients.
+        let clientID = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        self.clientID = clientID
         loop = try IOLoop(name: "client-io", context: context) { runtime in
-            try ClientDriver(runtime: runtime, configuration: configuration, logger: logger)
+            try ClientDriver(runtime: runtime, configuration: configuration, clientID: clientID, logger: logger)
         }
     }
 
@@ -73,10 +75,8 @@ public final class ActionClient: Sendable {
             timeoutMilliseconds: WireRequest.timeoutMilliseconds(timeout),
             input: input
         )
-        let now = ContinuousClock.now
         let call = PendingCall(
-            request: request, timeout: timeout, deadline: now + timeout + configuration.answerGrace,
-            lastSent: now, deliver: completion
+            request: request, timeout: timeout, deadline: .now + timeout + configuration.answerGrace, deliver: completion
         )
         if !loop.execute({ driver, _ in driver.perform(call) }) {
             completion(.failure(.closed))

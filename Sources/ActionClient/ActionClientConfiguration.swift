@@ -11,8 +11,10 @@ public struct ActionClientConfiguration: Sendable {
     /// How much longer than a request's own timeout the client waits, so the coordinator's
     /// `timedOut` or `noWorker` answer arrives before the client gives up on its own.
     public var answerGrace: Duration = .seconds(3)
-    /// How long to wait for ACCEPTED before sending a request again with the same identity.
-    public var resendInterval: Duration = .seconds(2)
+    /// The most requests sent and not yet answered at once; further performs wait in the
+    /// client, in order, until outcomes make room. It bounds what the coordinator holds and
+    /// owes this client, so its replies always fit the connection's queue.
+    public var maxOutstanding = 10_000
     /// While requests are outstanding and the coordinator has said nothing for this long, the
     /// client pings it.
     public var heartbeatInterval: Duration = .seconds(1)

@@ -14,10 +14,22 @@ public struct CoordinatorConfiguration: Sendable {
     public var workersEndpoint = "tcp://127.0.0.1:5556"
     /// Where subscribers connect (XPUB).
     public var outcomesEndpoint = "tcp://127.0.0.1:5557"
-    /// Requests waiting for a worker before new ones fail `overloaded`.
-    public var maxQueued = 10_000
+    /// Requests accepted and unfinished (queued or running) before new ones fail `overloaded`.
+    /// A queued request costs about 200 bytes beyond its input.
+    public var maxQueued = 1_000_000
+    /// The share of `maxQueued` one client connection may hold; past it its new requests fail
+    /// `overloaded`, so one client cannot park the queue full.
+    public var maxQueuedPerClient = 100_000
     /// The deadline of a request that names none.
     public var defaultTimeout: Duration = .seconds(30)
+    /// The longest deadline a request may ask for; longer ones are cut to it.
+    public var maxTimeout: Duration = .seconds(3600)
+    /// How long a request for an action no registered worker serves waits for one to register
+    /// before it fails `noWorker`. Raise it for fleets whose workers start late.
+    public var noWorkerGrace: Duration = .seconds(2)
+    /// How long past a request's deadline its outcome is kept for a client that has not
+    /// acknowledged it (the client stops waiting a few seconds after the deadline).
+    public var owedOutcomeGrace: Duration = .seconds(30)
     /// How long past its deadline a running request may take before the coordinator gives up on
     /// it (the worker normally reports `timedOut` first).
     public var deadlineGrace: Duration = .seconds(2)
@@ -48,6 +60,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var outcomeHighWaterMark: Int32 = 10_000
     /// Messages queued per client or worker connection.
     public var peerHighWaterMark: Int32 = 100_000
+    /// Replies kept for a client whose queue is full before further ones are dropped (and
+    /// counted): a client that reads nothing cannot make the coordinator hold unbounded memory.
+    public var maxRepliesOwedPerClient = 1_000_000
 
     /// CURVE encryption and authentication of all three sockets; `nil` for plaintext.
     public var curve: CurveServerKeys?

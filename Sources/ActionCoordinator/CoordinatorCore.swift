@@ -10,16 +10,33 @@ import Logging
 ///
 /// Every input is a method call; every output goes to the ``CoordinatorOutbox``. It is not
 /// thread-safe: the coordinator's I/O loop owns it.
+///
+/// Queued requests wait in *lanes*: one per session (its requests leave in submission order,
+/// to the worker hosting it) and one per action for requests without a session. The queue is
+/// the list of lanes that hold requests, each once, oldest first; dispatch walks lanes, not
+/// requests, so a blocked session or an action nobody serves costs one step per pass whatever
+/// it holds. Deadlines sit in a ``DeadlineWheel``: a tick looks only at what is due.
 public final class CoordinatorCore {
     private let configuration: CoordinatorConfiguration
     private unowned let outbox: any CoordinatorOutbox
     private let logger: Logger
 
     private var requests: [String: PendingRequest] = [:]
-    private var waiting: Deque<String> = []
+    private var lanes: [Lane: Deque<String>] = [:]
+    /// Lanes holding queued requests, each once, in the order they filled.
+    private var waiting: Deque<Lane> = []
+    private var queuedCount = 0
+    /// Lane entries of requests that left the queue without dispatch (cancelled, expired,
+    /// adopted); dropped when dispatch reaches them, or all at once when they pile up.
+    private var staleEntries = 0
+    private var deadlines: DeadlineWheel
+    /// Accepted, unfinished requests per client connection, for the per-client share.
+    private var clientLoad: [[UInt8]: Int] = [:]
     private var workers: [WorkerID: WorkerRecord] = [:]
     private var sessions: [String: SessionPin] = [:]
-    private var lastSessionSweep: ContinuousClock.Instant?
+    private var lastSweep: ContinuousClock.Instant?
+    private var lastTick: ContinuousClock.Instant?
+    private let startedAt: ContinuousClock.Instant
     private var completed: CompletedOutcomes
     private var stacks = ActionStackTracker()
     private var sequencer = OutcomeSequencer()
@@ -31,10 +48,15 @@ public final class CoordinatorCore {
     private var counters = CoordinatorStatistics()
 
     /// Creates a core that answers through `outbox`.
-    public init(configuration: CoordinatorConfiguration, outbox: any CoordinatorOutbox, logger: Logger) {
+    public init(
+        configuration: CoordinatorConfiguration, outbox: any CoordinatorOutbox, logger: Logger,
+        now: ContinuousClock.Instant = .now
+    ) {
         self.configuration = configuration
         self.outbox = outbox
         self.logger = logger
+        self.startedAt = now
+        self.deadlines = DeadlineWheel(origin: now)
         self.completed = CompletedOutcomes(
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes
         )
@@ -45,8 +67,11 @@ public final class CoordinatorCore {
         var snapshot = counters
         snapshot.workers = workers.count
         snapshot.sessions = sessions.count
-        snapshot.queued = waiting.count
-        snapshot.running = requests.count - waiting.count
+        snapshot.queued = queuedCount
+        snapshot.running = requests.count - queuedCount
+        snapshot.outcomesOwed = completed.owedCount
+        snapshot.outcomesKept = completed.count
+        snapshot.clients = clientLoad.count
         return snapshot
     }
 
@@ -57,6 +82,9 @@ public final class CoordinatorCore {
 
     /// Counts a reply that could not be delivered.
     public func recordUndeliverableReply() { counters.undeliverableReplies += 1 }
+
+    /// Counts a reply held back because its client's queue was full (it goes when there is room).
+    public func recordDeferredReply() { counters.deferredReplies += 1 }
 
     /// Counts a subscriber queue found full by a publish.
     public func recordStreamOverflow() { counters.streamOverflows += 1 }
@@ -85,7 +113,8 @@ public final class CoordinatorCore {
             pending.recovered = true
             pending.deliveries = recovered.workerDeaths
             requests[request.requestID] = pending
-            waiting.append(request.requestID)
+            deadlines.insert(request.requestID, at: pending.deadline)
+            enqueue(pending, atHead: false)
         }
         counters.recovered += recovery.unfinished.count
     }
@@ -112,6 +141,8 @@ public final class CoordinatorCore {
             perform(request, from: client, now: now)
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
+        case .acknowledge(let requestIDs):
+            for requestID in requestIDs { completed.acknowledge(requestID) }
         case .stacks(let queryID, let session):
             let report = stacks.report(sessionName: session.isEmpty ? nil : session)
             let json = (try? report.jsonData()).map { Array($0) } ?? Array("{\"stacks\":[]}".utf8)
@@ -133,27 +164,48 @@ public final class CoordinatorCore {
             return
         }
         if requests[request.requestID] != nil {
-            // A retry of a request still in progress: answer to wherever the client is now.
+            // A resend of a request still in progress: answer to wherever the client is now.
             counters.duplicates += 1
             requests[request.requestID]?.client = client
             outbox.send(.accepted(requestID: request.requestID), to: client)
             return
         }
-        guard waiting.count < configuration.maxQueued else {
-            counters.overloaded += 1
-            let message = "the coordinator has \(waiting.count) requests queued (limit \(configuration.maxQueued)); retry later"
-            outbox.send(.outcome(.failure(for: request, code: BusErrorCode.overloaded, message: message)), to: client)
+        guard requests.count < configuration.maxQueued else {
+            refuseOverloaded(request, from: client, "the coordinator holds \(requests.count) unfinished requests (limit \(configuration.maxQueued)); retry later")
             return
         }
-        let timeout = request.timeoutMilliseconds == 0
+        let load = clientLoad[client.routingID, default: 0]
+        guard load < configuration.maxQueuedPerClient else {
+            refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
+            return
+        }
+        let asked: Duration = request.timeoutMilliseconds == 0
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
+        let timeout = min(asked, configuration.maxTimeout)
         nextOrder += 1
-        requests[request.requestID] = PendingRequest(request: request, client: client, order: nextOrder, deadline: now + timeout)
-        waiting.append(request.requestID)
+        let pending = PendingRequest(request: request, client: client, order: nextOrder, deadline: now + timeout)
+        requests[request.requestID] = pending
+        clientLoad[client.routingID] = load + 1
+        deadlines.insert(request.requestID, at: pending.deadline)
+        if !isServed(request.action), now - startedAt >= configuration.noWorkerGrace + restartGrace {
+            // Fail fast when nobody serves it (a typo, a missing worker), after a short grace for
+            // a worker that is just starting.
+            deadlines.insert(request.requestID, at: min(pending.deadline, now + configuration.noWorkerGrace))
+        }
+        enqueue(pending, atHead: false)
         counters.accepted += 1
         outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
         outbox.send(.accepted(requestID: request.requestID), to: client)
         dispatch(now: now)
+    }
+
+    /// After a restart workers need a few heartbeats to find the coordinator again: no request
+    /// fails `noWorker` early before they had the time.
+    private var restartGrace: Duration { configuration.heartbeatInterval * (configuration.heartbeatLiveness + 1) }
+
+    private func refuseOverloaded(_ request: WireRequest, from client: ClientAddress, _ message: String) {
+        counters.overloaded += 1
+        outbox.send(.outcome(.failure(for: request, code: BusErrorCode.overloaded, message: message)), to: client)
     }
 
     private func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
@@ -165,10 +217,7 @@ public final class CoordinatorCore {
             outbox.send(.error(requestID: requestID, code: BusErrorCode.unknownRequest, message: "no request \(requestID) is pending"), to: client)
             return
         }
-        switch pending.placement {
-        case .queued:
-            if let index = waiting.firstIndex(of: requestID) { waiting.remove(at: index) }
-        case .running(let worker):
+        if case .running(let worker) = pending.placement {
             // The worker's credit stays out until it answers; its late result is discarded.
             _ = outbox.send(.cancel(requestID: requestID), to: worker)
         }
@@ -216,9 +265,9 @@ public final class CoordinatorCore {
     private func register(_ id: WorkerID, _ registration: WorkerRegistration, now: ContinuousClock.Instant) {
         var record = WorkerRecord(id: id, registration: registration, now: now)
         if let existing = workers[id] {
-            // The same connection registering again (it answered several DISCONNECTs, or its
-            // actions changed) is the same process: what it runs still comes back, so keep it.
-            // A restarted worker connects anew and gets a new routing id.
+            // The same worker registering again (it answered DISCONNECTs, it reconnected under
+            // its stable routing id, or its actions changed) is the same process: what it runs
+            // still comes back, so keep it.
             freeCredits -= existing.freeCredits
             record.inFlight = existing.inFlight
             record.sessions = existing.sessions
@@ -254,7 +303,6 @@ public final class CoordinatorCore {
     private func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant) -> Bool {
         guard let pending = requests[outcome.requestID], pending.recovered, pending.placement == .queued,
               pending.request.action == outcome.action else { return false }
-        if let index = waiting.firstIndex(of: outcome.requestID) { waiting.remove(at: index) }
         counters.adoptedResults += 1
         finish(outcome.requestID, with: outcome)
         dispatch(now: now)
@@ -286,8 +334,9 @@ public final class CoordinatorCore {
             requeued.append(pending)
         }
         counters.redelivered += requeued.count
+        // Back to the head of their lanes, in acceptance order.
         for pending in requeued.sorted(by: { $0.order > $1.order }) {
-            waiting.prepend(pending.request.requestID)
+            enqueue(pending, atHead: true)
         }
         dispatch(now: now)
     }
@@ -297,6 +346,14 @@ public final class CoordinatorCore {
     /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
     public func tick(now: ContinuousClock.Instant) {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
+        if let lastTick, now - lastTick > configuration.heartbeatInterval {
+            // This coordinator was stalled (a slow disk, a pause): its workers' silence in that
+            // time is its own, not theirs.
+            let stall = now - lastTick
+            for id in workers.keys { workers[id]?.lastHeard += stall }
+            logger.warning("coordinator stalled; worker silence during the stall is not held against them", metadata: ["stall": "\(stall)"])
+        }
+        lastTick = now
         for (id, worker) in workers {
             if now - worker.lastHeard > expiry {
                 counters.workersExpired += 1
@@ -317,15 +374,16 @@ public final class CoordinatorCore {
             }
         }
         expireDeadlines(now: now)
+        if let last = lastSweep, now - last < .seconds(1) { return }
+        lastSweep = now
         forgetIdleSessions(now: now)
+        completed.expireOwed(now: now)
     }
 
     /// Unpins sessions nothing was sent to or heard from for `sessionIdleTimeout` (workers drop
     /// their ActionSessions after the same idle time), so the pin table does not grow with every
     /// session name ever seen. Swept at most once a second.
     private func forgetIdleSessions(now: ContinuousClock.Instant) {
-        if let last = lastSessionSweep, now - last < .seconds(1) { return }
-        lastSessionSweep = now
         let idle = sessions.filter { now - $0.value.lastUsed > configuration.sessionIdleTimeout }
         for (session, pin) in idle {
             sessions[session] = nil
@@ -335,65 +393,120 @@ public final class CoordinatorCore {
 
     private func expireDeadlines(now: ContinuousClock.Instant) {
         var expired: [(String, PendingRequest)] = []
-        for (requestID, pending) in requests {
+        for requestID in deadlines.removeDue(now: now) {
+            guard let pending = requests[requestID] else { continue }
             switch pending.placement {
             case .queued where now >= pending.deadline:
                 expired.append((requestID, pending))
+            case .queued:
+                // The early check of a request no registered worker served when it came.
+                if isServed(pending.request.action) {
+                    deadlines.insert(requestID, at: pending.deadline)
+                } else {
+                    expired.append((requestID, pending))
+                }
             case .running where now >= pending.deadline + configuration.deadlineGrace:
                 expired.append((requestID, pending))
-            default:
-                break
+            case .running:
+                // The worker normally answers `timedOut` itself; give it the grace.
+                deadlines.insert(requestID, at: max(pending.deadline + configuration.deadlineGrace, now))
             }
         }
         guard !expired.isEmpty else { return }
-        let expiredIDs = Set(expired.map(\.0))
-        waiting.removeAll { expiredIDs.contains($0) }
         for (requestID, pending) in expired.sorted(by: { $0.1.order < $1.1.order }) {
-            let served = workers.values.contains { $0.actions.contains(pending.request.action) }
-            let outcome: WireOutcome
-            if pending.placement == .queued && !served {
-                let known = Set(workers.values.flatMap(\.actions)).sorted()
-                let offered = known.isEmpty ? "no worker is registered" : "workers serve \(known.joined(separator: ", "))"
-                outcome = .failure(for: pending.request, code: BusErrorCode.noWorker,
-                                   message: "no worker serves \(pending.request.action) (\(offered))")
-            } else {
-                outcome = .failure(for: pending.request, code: BusErrorCode.timedOut,
-                                   message: "the request's deadline passed before it completed")
-            }
-            finish(requestID, with: outcome)
+            finish(requestID, with: expiredOutcome(pending, now: now))
         }
         // A removed request may have been holding back later requests of its session.
         dispatch(now: now)
     }
 
+    private func expiredOutcome(_ pending: PendingRequest, now: ContinuousClock.Instant) -> WireOutcome {
+        guard pending.placement == .queued, !isServed(pending.request.action) else {
+            return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
+        }
+        let served = Set(workers.values.flatMap(\.actions)).sorted()
+        var message = "no worker serves \(pending.request.action)"
+        if let suggestion = ActionNameSuggestion.closest(to: pending.request.action, among: served) {
+            message += "; did you mean \(suggestion)?"
+        }
+        message += served.isEmpty ? " (no worker is registered)" : " (workers serve \(served.joined(separator: ", ")))"
+        return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
+    }
+
+    private func isServed(_ action: String) -> Bool {
+        workers.values.contains { $0.actions.contains(action) }
+    }
+
+    // MARK: Queue
+
+    /// Puts a queued request in its lane: at the back, or at the head for a redelivery.
+    private func enqueue(_ pending: PendingRequest, atHead: Bool) {
+        let lane = Lane(pending.request)
+        queuedCount += 1
+        if lanes[lane] == nil {
+            lanes[lane] = [pending.request.requestID]
+            if atHead { waiting.prepend(lane) } else { waiting.append(lane) }
+        } else if atHead {
+            lanes[lane]!.prepend(pending.request.requestID)
+        } else {
+            lanes[lane]!.append(pending.request.requestID)
+        }
+    }
+
+    /// A queued request leaves the queue without dispatch; its lane entry goes stale.
+    private func leaveQueue() {
+        queuedCount -= 1
+        staleEntries += 1
+        // Dispatch drops stale entries as it meets them; with no worker to dispatch to they
+        // could pile up, so past a bound they are swept at once (amortised O(1) per request).
+        if staleEntries > 10_000 && staleEntries > queuedCount { dropStaleEntries() }
+    }
+
+    private func dropStaleEntries() {
+        for lane in Array(lanes.keys) {
+            lanes[lane]!.removeAll { requests[$0]?.placement != .queued }
+            if lanes[lane]!.isEmpty { lanes[lane] = nil }
+        }
+        waiting.removeAll { lanes[$0] == nil }
+        staleEntries = 0
+    }
+
     // MARK: Dispatch
 
-    /// Sends queued requests to workers with free credits, oldest first, keeping each session's
-    /// requests in submission order.
+    /// Sends queued requests to workers with free credits, lane by lane in the order the lanes
+    /// filled, each lane's requests in order (so a session's requests leave in submission order).
     private func dispatch(now: ContinuousClock.Instant) {
-        var blockedSessions: Set<String> = []
         var index = 0
         while index < waiting.count, freeCredits > 0 {
-            let requestID = waiting[index]
-            guard let pending = requests[requestID] else {
+            let lane = waiting[index]
+            switch dispatchLane(lane, now: now) {
+            case .emptied:
+                lanes[lane] = nil
                 waiting.remove(at: index)
-                continue
-            }
-            let session = pending.request.session
-            if !session.isEmpty, blockedSessions.contains(session) {
+            case .blocked:
                 index += 1
-                continue
+            case .workerLost:
+                // An unreachable worker was removed and everything redispatched; this pass is stale.
+                return
             }
-            guard let worker = chooseWorker(for: pending.request, now: now) else {
-                // Later requests of this session must not overtake this one.
-                if !session.isEmpty { blockedSessions.insert(session) }
-                index += 1
-                continue
-            }
-            waiting.remove(at: index)
-            // An unreachable worker was removed and everything redispatched; this pass is stale.
-            guard send(requestID, to: worker, now: now) else { return }
         }
+    }
+
+    private enum LaneProgress { case emptied, blocked, workerLost }
+
+    private func dispatchLane(_ lane: Lane, now: ContinuousClock.Instant) -> LaneProgress {
+        while let requestID = lanes[lane]?.first {
+            guard let pending = requests[requestID], pending.placement == .queued else {
+                lanes[lane]!.removeFirst()
+                staleEntries = max(0, staleEntries - 1)
+                continue
+            }
+            guard freeCredits > 0, let worker = chooseWorker(for: pending.request, now: now) else { return .blocked }
+            lanes[lane]!.removeFirst()
+            queuedCount -= 1
+            guard send(requestID, to: worker, now: now) else { return .workerLost }
+        }
+        return .emptied
     }
 
     private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerID? {
@@ -459,14 +572,24 @@ public final class CoordinatorCore {
 
     private func finish(_ requestID: String, with outcome: WireOutcome) {
         guard let pending = requests.removeValue(forKey: requestID) else { return }
-        completed.record(outcome)
+        if pending.placement == .queued { leaveQueue() }
+        deadlines.remove(requestID, at: pending.deadline)
+        if let owner = pending.owner {
+            let load = clientLoad[owner, default: 1] - 1
+            clientLoad[owner] = load > 0 ? load : nil
+        }
+        // Owed until its client has it (ACK), unless the client cannot acknowledge (Majordomo).
+        let acknowledges = pending.client.map { $0.protocol == .actionBus } ?? true
+        completed.record(outcome, owedUntil: acknowledges ? pending.deadline + configuration.owedOutcomeGrace : nil)
         counters.completed += 1
         outbox.journal(.finished(outcome))
         recordStack(outcome)
         let sequences = sequencer.next(for: outcome)
-        let topics = OutcomeTopic.topics(for: outcome)
-        outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
-        outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
+        if outbox.hasSubscribers {
+            let topics = OutcomeTopic.topics(for: outcome)
+            outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
+            outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
+        }
         if let client = pending.client {
             outbox.send(.outcome(outcome), to: client)
         }

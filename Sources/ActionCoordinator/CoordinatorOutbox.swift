@@ -12,11 +12,17 @@ public protocol CoordinatorOutbox: AnyObject {
     /// Records an acceptance or an outcome in the journal. Replies sent after this call must
     /// reach the client only once the record is durable (the driver holds them until its commit).
     func journal(_ record: JournalRecord)
+    /// Whether anyone subscribes to the outcome stream; when nobody does, outcomes are numbered
+    /// but not published.
+    var hasSubscribers: Bool { get }
 }
 
 extension CoordinatorOutbox {
     /// No journal: records go nowhere.
     public func journal(_ record: JournalRecord) {}
+
+    /// Always publish.
+    public var hasSubscribers: Bool { true }
 }
 
 /// A worker's identity: the routing id of its connection to the workers socket.

@@ -16,8 +16,10 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var malformedClientMessages = 0
     /// Messages that failed to decode on the workers socket.
     public var malformedWorkerMessages = 0
-    /// Replies to clients that were gone or full.
+    /// Replies to clients that were gone (or had let more than a window of replies pile up).
     public var undeliverableReplies = 0
+    /// Replies held back because a live client's queue was full; they went out once it had room.
+    public var deferredReplies = 0
     /// Times a subscriber's queue was full when an outcome was published. From then on libzmq
     /// drops outcomes for that subscriber alone, without telling the publisher, until it reads
     /// again; the subscriber sees exactly how many it missed from the sequence numbers.
@@ -38,6 +40,12 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var queued = 0
     /// Requests running on workers now.
     public var running = 0
+    /// Outcomes kept until their clients acknowledge them, now.
+    public var outcomesOwed = 0
+    /// Finished outcomes kept for resends and duplicates now (owed ones included).
+    public var outcomesKept = 0
+    /// Client connections with unfinished requests now.
+    public var clients = 0
 
     /// All zero.
     public init() {}

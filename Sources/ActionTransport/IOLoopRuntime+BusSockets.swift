@@ -3,13 +3,16 @@ import ZeroMQ
 extension IOLoopRuntime {
     /// A DEALER connected to a coordinator, with the bus's limits: libzmq drops a peer that sends
     /// more than `maxMessageBytes` (plus room for the envelope), and the queues are deep enough
-    /// for thousands of requests in flight.
+    /// for thousands of requests in flight. With a `routingID` the coordinator's ROUTER knows the
+    /// peer by it across reconnections (it takes the identity over from a dead connection).
     public func makeBusDealer(
-        connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false, curve: CurveClientKeys? = nil
+        connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false, routingID: [UInt8]? = nil,
+        curve: CurveClientKeys? = nil
     ) throws -> Socket {
         let socket = try makeSocket(.dealer)
         do {
             try curve?.apply(to: socket)
+            if let routingID { try socket.setOption(.routingID, routingID) }
             try socket.setOption(.maxMessageSize, Int64(maxMessageBytes) + 4096)
             try socket.setOption(.immediate, immediate)
             try socket.setOption(.sendHighWaterMark, 100_000)

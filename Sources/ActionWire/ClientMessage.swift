@@ -10,6 +10,10 @@ public enum ClientMessage: Sendable, Hashable {
     case stats(queryID: String)
     /// PING: header.
     case ping
+    /// ACK: header, then one frame per request id (at most
+    /// ``WireLimits/maxRequestIDsPerMessage``): the client has these outcomes, so the
+    /// coordinator may stop keeping them for its resends.
+    case acknowledge(requestIDs: [String])
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -29,6 +33,9 @@ public enum ClientMessage: Sendable, Hashable {
         case .stats(let queryID):
             writer.append(WireHeader.bytes(.stats))
             writer.append(queryID)
+        case .acknowledge(let requestIDs):
+            writer.append(WireHeader.bytes(.acknowledge))
+            for requestID in requestIDs { writer.append(requestID) }
         }
     }
 
@@ -51,6 +58,8 @@ public enum ClientMessage: Sendable, Hashable {
             message = .ping
         case .stats:
             message = .stats(queryID: try reader.name("query id"))
+        case .acknowledge:
+            message = .acknowledge(requestIDs: try reader.requestIDs())
         default:
             throw WireError(.unknownCommand, "\(command) is not a client command")
         }

@@ -1,7 +1,9 @@
 /// What the coordinator sends back to a client.
 public enum ClientReply: Sendable, Hashable {
-    /// ACCEPTED: header, request id.
-    case accepted(requestID: String)
+    /// ACCEPTED: header, then one frame per request id (at most
+    /// ``WireLimits/maxRequestIDsPerMessage``): the coordinator accepts many requests of one
+    /// client in one message.
+    case accepted(requestIDs: [String])
     /// OUTCOME: header, then the ``WireOutcome`` frames.
     case outcome(WireOutcome)
     /// STACKS-REPLY: header, query id, JSON report.
@@ -17,9 +19,9 @@ public enum ClientReply: Sendable, Hashable {
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         switch self {
-        case .accepted(let requestID):
+        case .accepted(let requestIDs):
             writer.append(WireHeader.bytes(.accepted))
-            writer.append(requestID)
+            for requestID in requestIDs { writer.append(requestID) }
         case .outcome(let outcome):
             writer.append(WireHeader.bytes(.outcome))
             outcome.encode(into: &writer)
@@ -42,6 +44,9 @@ public enum ClientReply: Sendable, Hashable {
         }
     }
 
+    /// ACCEPTED for one request.
+    public static func accepted(requestID: String) -> ClientReply { .accepted(requestIDs: [requestID]) }
+
     /// Decodes the message starting at frame `start`.
     public static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
@@ -52,7 +57,7 @@ public enum ClientReply: Sendable, Hashable {
         let reply: ClientReply
         switch command {
         case .accepted:
-            reply = .accepted(requestID: try reader.name("request id"))
+            reply = .accepted(requestIDs: try reader.requestIDs())
         case .outcome:
             reply = .outcome(try WireOutcome(reading: &reader))
         case .stacksReply:

@@ -70,6 +70,18 @@ struct FrameReader<Frames: WireFrames> {
         return bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 
+    /// The rest of the frames as request ids: at least one, at most the limit.
+    mutating func requestIDs() throws(WireError) -> [String] {
+        guard remaining >= 1 else { throw WireError(.truncated, "\(command) names no request id") }
+        guard remaining <= limits.maxRequestIDsPerMessage else {
+            throw WireError(.oversize, "\(command) names \(remaining) request ids, limit \(limits.maxRequestIDsPerMessage)")
+        }
+        var requestIDs: [String] = []
+        requestIDs.reserveCapacity(remaining)
+        while remaining > 0 { requestIDs.append(try name("request id")) }
+        return requestIDs
+    }
+
     func end() throws(WireError) {
         guard index == frames.count else {
             throw WireError(.extraFrames, "\(command) has \(frames.count - index) unexpected trailing frame(s)")

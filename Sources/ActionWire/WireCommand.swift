@@ -11,6 +11,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case ping = 0x04
     /// Ask for the coordinator's counters.
     case stats = 0x05
+    /// Acknowledge outcomes received.
+    case acknowledge = 0x06
 
     // Coordinator -> client.
     /// The request is recorded and will be performed.
@@ -63,6 +65,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .stacks: "STACKS"
         case .ping: "PING"
         case .stats: "STATS"
+        case .acknowledge: "ACK"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"
         case .stacksReply: "STACKS-REPLY"

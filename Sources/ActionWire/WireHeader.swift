@@ -2,8 +2,9 @@
 public enum WireHeader {
     /// The four signature bytes, `"ABUS"`.
     public static let signature: [UInt8] = Array("ABUS".utf8)
-    /// The protocol version this codec speaks.
-    public static let version: UInt8 = 1
+    /// The protocol version this codec speaks: 2 since ACCEPTED carries many request ids and
+    /// clients acknowledge outcomes (ACK).
+    public static let version: UInt8 = 2
     /// The header's size in bytes.
     public static let size = 6
 

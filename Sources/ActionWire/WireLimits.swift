@@ -6,6 +6,8 @@ public struct WireLimits: Sendable, Hashable {
     public var maxBodyBytes: Int = 1 << 20
     /// The most actions one worker may register.
     public var maxActionsPerWorker: Int = 4096
+    /// The most request ids one ACCEPTED or ACK carries.
+    public var maxRequestIDsPerMessage: Int = 1024
 
     /// The default limits: 255-byte names, 1 MiB bodies.
     public init() {}

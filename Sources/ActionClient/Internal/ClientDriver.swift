@@ -1,10 +1,17 @@
 import ActionTransport
 import ActionWire
+import DequeModule
+import HeapModule
 import Logging
 import ZeroMQ
 
 /// The client's I/O loop side: the DEALER to the coordinator, the SUB sockets of outcome
 /// subscriptions, and every call waiting for its outcome.
+///
+/// Flow control: at most `maxOutstanding` requests are sent and unanswered at once; the rest
+/// wait here in submission order. Resends happen only on evidence of loss (the coordinator fell
+/// silent, or a new coordinator instance answers), never on a per-request timer, so a busy
+/// coordinator is never handed copies of work it already has.
 final class ClientDriver: IOLoopDriver {
     private static let batchSize = 256
 
@@ -14,6 +21,13 @@ final class ClientDriver: IOLoopDriver {
     private let logger: Logger
     private let socket: Socket
     private var pending: [String: PendingCall] = [:]
+    /// Requests waiting for room in the window (ids of requests answered meanwhile are skipped).
+    private var unsent: Deque<String> = []
+    private var outstanding = 0
+    private var nextOrder: UInt64 = 0
+    private var timers = Heap<ClientTimer>()
+    /// Outcomes received and not yet acknowledged to the coordinator.
+    private var acknowledgements: [String] = []
     private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
     private var subscriptions: [Int: Subscription] = [:]
     private var incoming = Multipart()
@@ -25,21 +39,24 @@ final class ClientDriver: IOLoopDriver {
     /// The instance id of the coordinator that accepted the outstanding requests.
     private var coordinatorInstance: String?
 
-    init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, logger: Logger) throws {
+    init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, clientID: String, logger: Logger) throws {
         self.runtime = runtime
         self.configuration = configuration
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
+        // The client id is the connection's routing id, so a reconnected client is the same
+        // peer to the coordinator and its outcomes still reach it.
         socket = try runtime.makeBusDealer(
             connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes,
-            curve: configuration.curve
+            routingID: Array(clientID.utf8), curve: configuration.curve
         )
         runtime.register(socket) { [unowned self] _ in read() }
-        let sweep = min(configuration.resendInterval / 4, configuration.heartbeatInterval / 4, .milliseconds(50))
-        runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in sweepPending() }
+        let interval = min(configuration.heartbeatInterval / 4, .milliseconds(50))
+        runtime.schedule(after: interval, repeating: interval) { [unowned self] in sweep() }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
+        flushAcknowledgements()
         for call in pending.values { call.deliver(.failure(.closed)) }
         pending.removeAll()
         for deliver in queries.values { deliver(.failure(.closed)) }
@@ -50,21 +67,21 @@ final class ClientDriver: IOLoopDriver {
             subscription.socket.close()
         }
         subscriptions.removeAll()
+        // Give the last ACK a moment to leave: closing with LINGER 0 would discard it.
+        try? socket.setOption(.linger, 100)
     }
 
     // MARK: Performing
 
     func perform(_ call: PendingCall) {
-        guard pending[call.request.requestID] == nil else {
-            call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(call.request.requestID) is already in flight")))
+        let requestID = call.request.requestID
+        guard pending[requestID] == nil else {
+            call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(requestID) is already in flight")))
             return
         }
-        let wasIdle = pending.isEmpty
-        pending[call.request.requestID] = call
-        send(.perform(call.request))
-        if wasIdle {
+        let now = ContinuousClock.now
+        if pending.isEmpty {
             // Silence only counts while the client waits for something.
-            let now = ContinuousClock.now
             lastHeard = now
             // The ping tells which coordinator instance answers; a client sending one request at
             // a time pings at most once per heartbeat interval, not once per request.
@@ -73,6 +90,15 @@ final class ClientDriver: IOLoopDriver {
                 send(.ping)
             }
         }
+        var call = call
+        nextOrder += 1
+        call.order = nextOrder
+        pending[requestID] = call
+        timers.insert(ClientTimer(at: call.deadline, requestID: requestID, kind: .deadline))
+        let lastChance = call.deadline - configuration.answerGrace / 6
+        if lastChance > now { timers.insert(ClientTimer(at: lastChance, requestID: requestID, kind: .lastChance)) }
+        unsent.append(requestID)
+        fillWindow(now: now)
     }
 
     func cancel(_ requestID: String) {
@@ -90,59 +116,77 @@ final class ClientDriver: IOLoopDriver {
         }
     }
 
-    private func send(_ message: ClientMessage) {
-        outgoing.removeAll()
-        message.encode(into: &outgoing)
-        do {
-            try socket.send(outgoing, options: .dontWait)
-        } catch {
-            // Full or not connected: the sweep resends with the same identity.
-            logger.debug("send to coordinator deferred", metadata: ["zmq.error": "\(error)"])
+    /// Sends waiting requests, oldest first, while the window has room and the coordinator
+    /// answers.
+    private func fillWindow(now: ContinuousClock.Instant) {
+        guard !coordinatorSilent else { return }
+        while outstanding < configuration.maxOutstanding, let requestID = unsent.first {
+            guard let call = pending[requestID], !call.isOutstanding else {
+                unsent.removeFirst()
+                continue
+            }
+            guard send(.perform(request(call, sentAt: now))) else { return }  // full: the sweep tries again
+            unsent.removeFirst()
+            pending[requestID]?.isOutstanding = true
+            outstanding += 1
         }
     }
 
-    private func sweepPending() {
-        let now = ContinuousClock.now
-        if !pending.isEmpty { watchCoordinator(now: now) }
-        var expired: [String] = []
-        for (requestID, call) in pending {
-            if now >= call.deadline {
-                expired.append(requestID)
-            } else if !call.accepted, !coordinatorSilent, now - call.lastSent >= configuration.resendInterval {
-                // Lazy Pirate: no ACCEPTED yet; resend with the same identity (it dedupes). While
-                // the coordinator is silent only pings go out, so no backlog of copies builds up.
-                pending[requestID]?.lastSent = now
-                resend(call, now: now)
-            } else if call.accepted, !call.polled, now >= call.deadline - configuration.answerGrace / 6 {
-                // Past the request's deadline and the coordinator's grace, its answer should be
-                // here; ask once more in case the reply was lost (it answers from its record).
-                pending[requestID]?.polled = true
-                resend(call, now: now)
-            }
-        }
-        for requestID in expired {
-            if let call = pending.removeValue(forKey: requestID) {
-                call.deliver(.failure(.timedOut(requestID, after: call.timeout)))
-            }
-        }
-    }
-
-    /// Sends a request again with the same identity and the time it has left, so a coordinator
-    /// that accepts it only now does not give it more time than its caller waits.
-    private func resend(_ call: PendingCall, now: ContinuousClock.Instant) {
+    /// The request with the time its caller still waits (less the grace for the answer), so a
+    /// coordinator that gets it late does not give it more time than that.
+    private func request(_ call: PendingCall, sentAt now: ContinuousClock.Instant) -> WireRequest {
         var request = call.request
         if request.timeoutMilliseconds != 0 {
             request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(call.deadline - configuration.answerGrace - now)
         }
-        send(.perform(request))
+        return request
+    }
+
+    @discardableResult
+    private func send(_ message: ClientMessage) -> Bool {
+        outgoing.removeAll()
+        message.encode(into: &outgoing)
+        do {
+            try socket.send(outgoing, options: .dontWait)
+            return true
+        } catch {
+            logger.debug("send to coordinator deferred", metadata: ["zmq.error": "\(error)"])
+            return false
+        }
+    }
+
+    private func sweep() {
+        let now = ContinuousClock.now
+        if !pending.isEmpty { watchCoordinator(now: now) }
+        while let timer = timers.min, timer.at <= now {
+            timers.removeMin()
+            guard let call = pending[timer.requestID] else { continue }
+            switch timer.kind {
+            case .deadline:
+                pending[timer.requestID] = nil
+                if call.isOutstanding { outstanding -= 1 }
+                call.deliver(.failure(.timedOut(timer.requestID, after: call.timeout)))
+            case .lastChance:
+                lastChance(call, now: now)
+            }
+        }
+        flushAcknowledgements()
+        fillWindow(now: now)
+    }
+
+    /// Past the request's deadline and the coordinator's grace its answer should be here; ask
+    /// once more in case the reply was lost (the coordinator answers from its record).
+    private func lastChance(_ call: PendingCall, now: ContinuousClock.Instant) {
+        guard call.isOutstanding, !call.polled, !coordinatorSilent else { return }
+        pending[call.request.requestID]?.polled = true
+        send(.perform(request(call, sentAt: now)))
     }
 
     /// Lazy Pirate across coordinator restarts: while requests are outstanding, ping every
     /// heartbeat interval (the PONG names the coordinator instance); when the coordinator stays
-    /// silent past the liveness, treat every accepted request as unsent, so it is resent with
-    /// the same identity as soon as the coordinator answers again. A restarted coordinator
-    /// answers each from its journal (ACCEPTED, or the recorded outcome) instead of running it
-    /// again.
+    /// silent past the liveness, take every sent request back, to go again, in order and with
+    /// the same identity, as soon as the coordinator answers. A restarted coordinator answers
+    /// each from its journal (ACCEPTED, or the recorded outcome) instead of running it again.
     private func watchCoordinator(now: ContinuousClock.Instant) {
         if now - lastPing >= configuration.heartbeatInterval {
             lastPing = now
@@ -151,43 +195,46 @@ final class ClientDriver: IOLoopDriver {
         let silence = now - lastHeard
         guard !coordinatorSilent, silence >= configuration.heartbeatInterval * configuration.heartbeatLiveness else { return }
         coordinatorSilent = true
-        let unsent = resendAccepted(now: now)
+        let unsent = takeBackOutstanding()
         logger.warning("coordinator silent; outstanding requests go again when it answers", metadata: [
-            "silence": "\(silence)", "requests.accepted": "\(unsent)", "requests.pending": "\(pending.count)",
+            "silence": "\(silence)", "requests.outstanding": "\(unsent)", "requests.pending": "\(pending.count)",
         ])
     }
 
     /// A PONG from a different coordinator instance means the coordinator restarted: it knows
-    /// the accepted requests only if its journal kept them, so resend them all (same identities).
+    /// the sent requests only if its journal kept them, so send them all again (same identities).
     private func noticeInstance(_ instance: String) {
         defer { coordinatorInstance = instance }
         guard let known = coordinatorInstance, known != instance else { return }
-        let resent = resendAccepted(now: .now)
-        logger.warning("coordinator restarted; resending accepted requests", metadata: ["requests.accepted": "\(resent)"])
+        let resent = takeBackOutstanding()
+        logger.warning("coordinator restarted; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
     }
 
-    /// Marks every accepted request unsent, so the sweep resends it now; returns how many.
-    private func resendAccepted(now: ContinuousClock.Instant) -> Int {
-        var resent = 0
-        for (requestID, call) in pending where call.accepted {
-            pending[requestID]?.accepted = false
-            pending[requestID]?.lastSent = now - configuration.resendInterval
-            resent += 1
+    /// Puts every sent, unanswered request back at the head of the queue, in submission order;
+    /// returns how many.
+    private func takeBackOutstanding() -> Int {
+        let taken = pending.values.filter(\.isOutstanding).sorted { $0.order < $1.order }.map(\.request.requestID)
+        for requestID in taken { pending[requestID]?.isOutstanding = false }
+        outstanding = 0
+        unsent.insert(contentsOf: taken, at: 0)
+        return taken.count
+    }
+
+    private func flushAcknowledgements() {
+        while !acknowledgements.isEmpty {
+            let batch = Array(acknowledgements.prefix(limits.maxRequestIDsPerMessage))
+            // Lost only if the connection drops, and then the coordinator keeps the outcomes
+            // until their deadlines pass: an acknowledgement is an optimisation, not a promise.
+            send(.acknowledge(requestIDs: batch))
+            acknowledgements.removeFirst(batch.count)
         }
-        return resent
     }
 
     private func read() {
+        var heard = false
         for _ in 0..<Self.batchSize {
-            guard socket.receiveIfAvailable(into: &incoming) else { return }
-            lastHeard = .now
-            if coordinatorSilent {
-                // Resend everything unanswered once, now that someone listens.
-                coordinatorSilent = false
-                let now = ContinuousClock.now
-                for requestID in pending.keys { pending[requestID]?.lastSent = now - configuration.resendInterval }
-                logger.info("coordinator answering again")
-            }
+            guard socket.receiveIfAvailable(into: &incoming) else { break }
+            heard = true
             let reply: ClientReply
             do {
                 reply = try ClientReply.decode(incoming, limits: limits)
@@ -196,19 +243,35 @@ final class ClientDriver: IOLoopDriver {
                 continue
             }
             switch reply {
-            case .accepted(let requestID):
-                pending[requestID]?.accepted = true
+            case .accepted:
+                break  // Recorded (on disk, with a journal); the outcome follows.
             case .outcome(let outcome):
-                pending.removeValue(forKey: outcome.requestID)?.deliver(.success(outcome))
+                acknowledgements.append(outcome.requestID)
+                if let call = pending.removeValue(forKey: outcome.requestID) {
+                    if call.isOutstanding { outstanding -= 1 }
+                    call.deliver(.success(outcome))
+                }
             case .stacks(let queryID, let json), .stats(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
                 noticeInstance(instance)
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
-                pending.removeValue(forKey: requestID)?.deliver(.failure(ActionBusError(code: code, message: message)))
+                if let call = pending.removeValue(forKey: requestID) {
+                    if call.isOutstanding { outstanding -= 1 }
+                    call.deliver(.failure(ActionBusError(code: code, message: message)))
+                }
             }
         }
+        guard heard else { return }
+        let now = ContinuousClock.now
+        lastHeard = now
+        if coordinatorSilent {
+            coordinatorSilent = false
+            logger.info("coordinator answering again")
+        }
+        if acknowledgements.count >= limits.maxRequestIDsPerMessage { flushAcknowledgements() }
+        fillWindow(now: now)
     }
 
     // MARK: Subscriptions

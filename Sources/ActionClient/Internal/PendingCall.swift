@@ -5,9 +5,12 @@ struct PendingCall {
     let request: WireRequest
     let timeout: Duration
     let deadline: ContinuousClock.Instant
-    var lastSent: ContinuousClock.Instant
-    var accepted = false
-    /// Whether the last-chance resend went out (see `ClientDriver.sweepPending`).
+    /// Submission order: requests (re)sent together go out in it, so a session's requests keep
+    /// their order across resends.
+    var order: UInt64 = 0
+    /// Sent and not yet answered: it counts against the client's window.
+    var isOutstanding = false
+    /// Whether the last-chance resend went out (see `ClientDriver.lastChance`).
     var polled = false
     let deliver: @Sendable (Result<WireOutcome, ActionBusError>) -> Void
 }

@@ -1,11 +1,18 @@
 import ActionWire
 import DequeModule
 
-/// Recently finished outcomes by request id, oldest evicted first, bounded both in number and
-/// in bytes (outputs can be up to the message limit each).
+/// Finished outcomes by request id, to answer retries and duplicates.
+///
+/// An outcome its client has not acknowledged yet is *owed*: it is kept whatever the bounds,
+/// until the client's ACK or until `owedUntil` (the client stopped waiting by then), so a
+/// resend of a finished request always finds it and never runs the action again. After that,
+/// outcomes are *recent*: kept for late duplicates and idempotency keys, oldest evicted first,
+/// bounded both in number and in bytes (outputs can be up to the message limit each).
 struct CompletedOutcomes {
     let capacity: Int
     let byteCapacity: Int
+    /// Usually few: an acknowledgement follows each outcome within milliseconds.
+    private var owed: [String: (outcome: WireOutcome, until: ContinuousClock.Instant)] = [:]
     private var outcomes: [String: WireOutcome] = [:]
     private var order: Deque<String> = []
     private(set) var bytes = 0
@@ -15,14 +22,38 @@ struct CompletedOutcomes {
         self.byteCapacity = max(0, byteCapacity)
     }
 
-    subscript(requestID: String) -> WireOutcome? { outcomes[requestID] }
+    subscript(requestID: String) -> WireOutcome? { owed[requestID]?.outcome ?? outcomes[requestID] }
 
-    /// The outcomes kept, oldest first.
-    var oldestFirst: [WireOutcome] { order.compactMap { outcomes[$0] } }
+    /// The outcomes kept, owed ones first, then the recent ones oldest first.
+    var oldestFirst: [WireOutcome] { owed.values.map(\.outcome) + order.compactMap { outcomes[$0] } }
 
-    var count: Int { outcomes.count }
+    var count: Int { owed.count + outcomes.count }
 
-    mutating func record(_ outcome: WireOutcome) {
+    /// Outcomes kept until their clients acknowledge them.
+    var owedCount: Int { owed.count }
+
+    /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
+    /// recent otherwise.
+    mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil) {
+        if let owedUntil {
+            owed[outcome.requestID] = (outcome, owedUntil)
+        } else {
+            keepRecent(outcome)
+        }
+    }
+
+    /// The client has the outcome: it becomes recent (and may be evicted).
+    mutating func acknowledge(_ requestID: String) {
+        if let entry = owed.removeValue(forKey: requestID) { keepRecent(entry.outcome) }
+    }
+
+    /// Owed outcomes whose clients stopped waiting become recent (call it now and then: it
+    /// looks at every owed outcome).
+    mutating func expireOwed(now: ContinuousClock.Instant) {
+        for (requestID, entry) in owed where entry.until <= now { acknowledge(requestID) }
+    }
+
+    private mutating func keepRecent(_ outcome: WireOutcome) {
         guard capacity > 0 else { return }
         if let replaced = outcomes.updateValue(outcome, forKey: outcome.requestID) {
             bytes -= Self.size(of: replaced)

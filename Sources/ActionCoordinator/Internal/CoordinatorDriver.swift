@@ -1,6 +1,7 @@
 import ActionJournal
 import ActionTransport
 import ActionWire
+import DequeModule
 import Foundation
 import Logging
 import ZeroMQ
@@ -8,9 +9,11 @@ import ZeroMQ
 /// The coordinator's I/O loop side: owns the three sockets and the journal, decodes what
 /// arrives, feeds the core, and writes what the core decides.
 ///
-/// With a journal, client replies wait in ``heldReplies`` until the records written while
-/// handling the same batch of messages are durable; each handler ends with ``flush()`` (group
-/// commit: one fdatasync per batch, not per request).
+/// Client replies wait in ``heldReplies`` until the end of the batch of messages that caused
+/// them; with a journal, until that batch's records are durable too (group commit: one
+/// fdatasync per batch, not per request). The ACCEPTEDs of a batch go out as one message per
+/// client. A reply that finds its client's queue full is kept, in order, in that client's
+/// backlog and sent when there is room: a live client never loses a reply to a high-water mark.
 final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Messages read from one socket before the loop looks at the others.
     private static let batchSize = 256
@@ -25,7 +28,15 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private(set) var core: CoordinatorCore!
     private let journalFile: RequestJournal?
     private var heldReplies: [(reply: ClientReply, client: ClientAddress)] = []
+    /// Requests accepted in this batch, per client, in order.
+    private var heldAcceptances: [ClientAddress: [String]] = [:]
+    private var acceptanceOrder: [ClientAddress] = []
+    /// Replies waiting for room in their client's queue, per routing id, in order.
+    private var backlogs: [[UInt8]: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
     private var heldEvents: [StreamMessage] = []
+    /// Topic prefixes someone subscribes to (XPUB tells each new one, and each one nobody
+    /// subscribes to any more).
+    private var subscribedTopics: Set<[UInt8]> = []
     private let runtime: IOLoopRuntime
     /// Told once when the coordinator must stop on its own (the journal failed).
     private let onFatalError: @Sendable (any Error) -> Void
@@ -52,6 +63,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         do {
             for router in [clients, workers] {
                 try router.setOption(.routerMandatory, true)
+                // Clients and workers keep their routing ids across reconnections: the new
+                // connection takes the identity over from the dead one.
+                try router.setOption(.routerHandover, true)
                 try router.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
                 try router.setOption(.sendHighWaterMark, configuration.peerHighWaterMark)
                 try router.setOption(.receiveHighWaterMark, configuration.peerHighWaterMark)
@@ -142,10 +156,23 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             deliver(event)
         }
         heldEvents.removeAll(keepingCapacity: true)
+        // Acceptances first: a client hears ACCEPTED before the OUTCOME of the same request.
+        for client in acceptanceOrder {
+            guard let requestIDs = heldAcceptances[client] else { continue }
+            var start = 0
+            while start < requestIDs.count {
+                let end = min(start + limits.maxRequestIDsPerMessage, requestIDs.count)
+                deliver(.accepted(requestIDs: Array(requestIDs[start..<end])), to: client)
+                start = end
+            }
+        }
+        heldAcceptances.removeAll(keepingCapacity: true)
+        acceptanceOrder.removeAll(keepingCapacity: true)
         for (reply, client) in heldReplies {
             deliver(reply, to: client)
         }
         heldReplies.removeAll(keepingCapacity: true)
+        drainBacklogs()
     }
 
     /// Fail-stop: what this batch decided is not on disk, so none of it may be acknowledged,
@@ -264,36 +291,94 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private func readSubscriptions() {
         for _ in 0..<Self.batchSize {
             guard outcomes.receiveIfAvailable(into: &incoming) else { return }
-            // XPUB delivers 0x01 + prefix for a subscription, 0x00 + prefix for an unsubscription.
-            guard incoming.count == 1, incoming[0].first == 1 else { continue }
-            core.subscribed(topic: Array(incoming[0].dropFirst()))
+            // XPUB delivers 0x01 + prefix for a subscription (every one, being verbose), and
+            // 0x00 + prefix when the last subscriber of that prefix leaves.
+            guard incoming.count == 1, let kind = incoming[0].first else { continue }
+            let topic = Array(incoming[0].dropFirst())
+            if kind == 1 {
+                subscribedTopics.insert(topic)
+                core.subscribed(topic: topic)
+            } else if kind == 0 {
+                subscribedTopics.remove(topic)
+            }
         }
     }
 
     // MARK: CoordinatorOutbox
 
     func send(_ reply: ClientReply, to client: ClientAddress) {
-        if journalFile != nil {
-            heldReplies.append((reply, client))
+        if case .accepted(let requestIDs) = reply, client.protocol == .actionBus {
+            if heldAcceptances[client] == nil {
+                heldAcceptances[client] = requestIDs
+                acceptanceOrder.append(client)
+            } else {
+                heldAcceptances[client]!.append(contentsOf: requestIDs)
+            }
         } else {
-            deliver(reply, to: client)
+            heldReplies.append((reply, client))
         }
     }
 
+    var hasSubscribers: Bool { !subscribedTopics.isEmpty }
+
+    /// Sends a reply, behind any the client's backlog holds; a full queue starts a backlog.
     private func deliver(_ reply: ClientReply, to client: ClientAddress) {
+        if backlogs[client.routingID] != nil {
+            queue(reply, for: client)
+            return
+        }
+        switch transmit(reply, to: client) {
+        case .sent, .dropped: break
+        case .full:
+            core?.recordDeferredReply()
+            queue(reply, for: client)
+        }
+    }
+
+    private func queue(_ reply: ClientReply, for client: ClientAddress) {
+        // A client that lets this many replies pile up is not reading them (an ActionClient's
+        // window keeps its replies far below): drop rather than grow without bound.
+        guard backlogs[client.routingID, default: []].count < configuration.maxRepliesOwedPerClient else {
+            core?.recordUndeliverableReply()
+            return
+        }
+        backlogs[client.routingID, default: []].append((reply, client))
+    }
+
+    /// Sends what the backlogs hold while their clients have room.
+    private func drainBacklogs() {
+        guard !backlogs.isEmpty else { return }
+        for routingID in Array(backlogs.keys) {
+            while let (reply, client) = backlogs[routingID]?.first {
+                let result = transmit(reply, to: client)
+                if result == .full { break }
+                backlogs[routingID]?.removeFirst()
+            }
+            if backlogs[routingID]?.isEmpty == true { backlogs[routingID] = nil }
+        }
+    }
+
+    private enum Transmission { case sent, full, dropped }
+
+    private func transmit(_ reply: ClientReply, to client: ClientAddress) -> Transmission {
         outgoing.removeAll()
         outgoing.append(client.routingID)
         switch client.protocol {
         case .actionBus:
             reply.encode(into: &outgoing)
         case .majordomo(let dialect, let service):
-            guard let body = Self.majordomoBody(reply) else { return }
+            guard let body = Self.majordomoBody(reply) else { return .sent }
             MajordomoRequest.encodeFinalReply(dialect: dialect, service: service, body: body, into: &outgoing)
         }
         do {
             try clients.send(outgoing, options: .dontWait)
+            return .sent
+        } catch let error as ZMQError where error.code == .wouldBlock {
+            return .full
         } catch {
+            // The client is gone (EHOSTUNREACH): it resends to whoever answers when it returns.
             core?.recordUndeliverableReply()
+            return .dropped
         }
     }
 
@@ -311,6 +396,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func publish(_ message: StreamMessage) {
+        if case .event(let topic, _, _) = message, !subscribedTopics.contains(where: { topic.starts(with: $0) }) {
+            return  // Nobody would get it: skip the encoding and the send.
+        }
         if journalFile != nil {
             heldEvents.append(message)
         } else {

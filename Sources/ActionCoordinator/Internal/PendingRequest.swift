@@ -10,7 +10,11 @@ struct PendingRequest {
     let request: WireRequest
     /// The client to answer; updated when a retry arrives from a new connection. `nil` for a
     /// request recovered from the journal until its client sends it again.
-    var client: ClientAddress?
+    var client: ClientAddress? {
+        didSet { if owner == nil { owner = client?.routingID } }
+    }
+    /// The connection whose share of the queue it counts against (the first to send it).
+    private(set) var owner: [UInt8]?
     /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
     /// among themselves in the order they were accepted.
     let order: UInt64
@@ -19,4 +23,12 @@ struct PendingRequest {
     var deliveries = 0
     /// Recovered from the journal after a restart: a worker may still be running it from before.
     var recovered = false
+
+    init(request: WireRequest, client: ClientAddress?, order: UInt64, deadline: ContinuousClock.Instant) {
+        self.request = request
+        self.client = client
+        self.owner = client?.routingID
+        self.order = order
+        self.deadline = deadline
+    }
 }

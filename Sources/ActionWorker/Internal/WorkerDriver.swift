@@ -19,6 +19,9 @@ final class WorkerDriver: IOLoopDriver {
     private let limits: WireLimits
     private let logger: Logger
     private var socket: Socket
+    /// This process's identity at the coordinator, kept across reconnections, so a reconnect
+    /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
+    private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     private var sessions: [String: HostedSession] = [:]
     private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
@@ -37,7 +40,7 @@ final class WorkerDriver: IOLoopDriver {
         self.sessionConfiguration = sessionConfiguration
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
-        socket = try Self.connect(runtime: runtime, configuration: configuration)
+        socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
         runtime.register(socket) { [unowned self] _ in read() }
         register()
         runtime.schedule(after: configuration.heartbeatInterval, repeating: configuration.heartbeatInterval) { [unowned self] in
@@ -47,14 +50,14 @@ final class WorkerDriver: IOLoopDriver {
         runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in dropIdleSessions() }
     }
 
-    private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration) throws -> Socket {
+    private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration, routingID: [UInt8]) throws -> Socket {
         // Not IMMEDIATE: with it, libzmq 4.3 drops the rest of a multipart message being read
         // when the connection breaks mid-message, and asserts (`!_more`, fq.cpp) inside the read
         // (reproduced by killing a coordinator under load). Without it, what is sent while
         // disconnected waits for the connection; the coordinator answers strays with DISCONNECT.
         try runtime.makeBusDealer(
             connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: false,
-            curve: configuration.curve
+            routingID: routingID, curve: configuration.curve
         )
     }
 
@@ -98,7 +101,7 @@ final class WorkerDriver: IOLoopDriver {
         runtime.unregister(socket)
         socket.close()
         do {
-            socket = try Self.connect(runtime: runtime, configuration: configuration)
+            socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
         } catch {
             logger.error("reconnect failed", metadata: ["zmq.error": "\(error)"])
             runtime.stop()
