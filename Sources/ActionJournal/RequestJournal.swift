@@ -183,19 +183,27 @@ public final class RequestJournal {
         var unfinished: [RecoveredRequest?] = []
         var unfinishedIndex: [String: Int] = [:]
         var offset = header.count
-        while let (record, next) = JournalRecord.read(from: bytes, at: offset) {
-            recovery.records += 1
-            switch record {
-            case .accepted(let request, let deadline):
-                unfinishedIndex[request.requestID] = unfinished.count
-                unfinished.append(RecoveredRequest(request: request, deadline: deadline))
-            case .finished(let outcome):
-                if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
-                recovery.finished.append(outcome)
-            case .workerDied(let requestID):
-                if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
+        reading: while true {
+            switch JournalRecord.read(from: bytes, at: offset) {
+            case .notIntact:
+                break reading
+            case .invalid(let next):
+                recovery.skippedRecords += 1
+                offset = next
+            case .record(let record, let next):
+                recovery.records += 1
+                switch record {
+                case .accepted(let request, let deadline):
+                    unfinishedIndex[request.requestID] = unfinished.count
+                    unfinished.append(RecoveredRequest(request: request, deadline: deadline))
+                case .finished(let outcome):
+                    if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
+                    recovery.finished.append(outcome)
+                case .workerDied(let requestID):
+                    if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
+                }
+                offset = next
             }
-            offset = next
         }
         if offset < bytes.count, !JournalRecord.isTornEnd(bytes, at: offset) {
             throw JournalError("""

@@ -147,6 +147,39 @@ struct RequestJournalTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath))) == bytes)
     }
 
+    @Test func aWholeRecordWithAnInvalidNameIsSkippedCountedAndReadPast() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // What a coordinator that let a control character through wrote: intact records
+        // (their checksums hold) whose names the wire rules reject.
+        var badAction = request("bad-action")
+        badAction.action = "Echo.say\u{01}"
+        var badOutcome = outcome("a")
+        badOutcome.session = "s\u{1F}forged"
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            journal.append(.accepted(badAction, deadline: Date()))
+            journal.append(.finished(badOutcome))
+            journal.append(.workerDied(requestID: "a\u{7F}"))
+            journal.append(.accepted(request("b"), deadline: Date()))
+            journal.append(.finished(outcome("b")))
+            try journal.commit()
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: journalPath))
+        try withJournal { journal in
+            #expect(journal.recovery.skippedRecords == 3)
+            #expect(journal.recovery.records == 3)
+            #expect(journal.recovery.discardedBytes == 0)
+            #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
+            #expect(journal.recovery.finished == [outcome("b")])
+            #expect(journal.fileBytes == bytes.count, "nothing cut off")
+            journal.append(.accepted(request("c"), deadline: Date()))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.skippedRecords == 3)
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a", "c"])
+    }
+
     @Test func oneCoordinatorPerDirectory() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { _ in

@@ -5,7 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// A name the wire rules reject never reaches the journal, so it never stops a restart.
+/// A name the wire rules reject never reaches the journal, and a journal that holds one anyway
+/// (written before the rule covered every name) still lets the coordinator restart.
 @Suite("Bad names and restarts", .serialized, .timeLimit(.minutes(2)))
 struct BadNameRestartTests {
     static let pythonAvailable = MajordomoInteropTests.python != nil
@@ -76,5 +77,39 @@ struct BadNameRestartTests {
         let fresh = try bus.perform("Echo.say", ["--input", #"{"text":"served"}"#, "--json"])
         #expect(fresh.process.terminationStatus == 0, "\(fresh.stderr)")
         #expect(try OutcomeLine.parse(fresh.stdoutLines).first?.output?["text"]?.string == "served")
+    }
+
+    @Test(.enabled(if: pythonAvailable, "needs Python: run scripts/test.sh, or set ACTIONBUS_PYTHON"))
+    func aJournaledRecordWithAnInvalidNameIsSkippedAndReportedAtStart() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let first = try bus.startCoordinator(fast)
+        try bus.startWorker("w1", coordinator: first, fast)
+        let once = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "k1", "--json"])
+        #expect(try OutcomeLine.parse(once.stdoutLines).first?.output?["n"]?.number == 1)
+        first.signal(SIGTERM)
+        #expect(first.waitForExit(timeout: .seconds(10)) == 0, "\(first.stderr)")
+
+        // An intact ACCEPTED record (length, CRC-32, body) as a coordinator that let a control
+        // character through wrote it, then a valid record, so it is not a torn end to cut off.
+        let script = #"""
+            import struct, sys, zlib
+            def record(kind, fields):
+                body = kind + struct.pack(">H", len(fields)) + b"".join(struct.pack(">I", len(f)) + f for f in fields)
+                return struct.pack(">II", len(body), zlib.crc32(body)) + body
+            accepted = [b"old:1", b"Echo.say\x01", b"", struct.pack(">I", 0), b"application/json", b"{}",
+                        struct.pack(">Q", 4102444800000)]
+            with open(sys.argv[1], "ab") as journal:
+                journal.write(record(b"A", accepted) + record(b"D", [b"old:1"]))
+            """#
+        let journalPath = (bus.dataDirectory as NSString).appendingPathComponent("journal.log")
+        let append = try runPython(script, [journalPath])
+        #expect(append.status == 0, "\(append.output)")
+
+        let second = try bus.startCoordinator(fast, name: "coordinator-2")
+        #expect(second.stderr.contains("journal.skippedRecords=1 "), "\(second.stderr)")
+        #expect(second.stderr.contains("journal.finished=1 "), "\(second.stderr)")
+        let retry = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "k1", "--json"])
+        #expect(try OutcomeLine.parse(retry.stdoutLines).first?.output?["n"]?.number == 1, "answered from the journal")
     }
 }

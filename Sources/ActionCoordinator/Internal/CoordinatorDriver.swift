@@ -87,6 +87,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 "journal.directory": "\(journalFile.directory)", "journal.bytes": "\(journalFile.fileBytes)",
                 "journal.unfinished": "\(recovery.unfinished.count)", "journal.finished": "\(recovery.finished.count)",
             ])
+            if recovery.skippedRecords > 0 {
+                logger.warning("journal had whole records that do not decode (names the wire rules reject), skipped", metadata: [
+                    "journal.skippedRecords": "\(recovery.skippedRecords)",
+                ])
+            }
             if recovery.discardedBytes > 0 {
                 logger.warning("journal had a torn end, cut off", metadata: ["journal.discardedBytes": "\(recovery.discardedBytes)"])
             }
