@@ -76,12 +76,13 @@ extension JournalRecord {
     }
 
     /// Whether the bytes from `offset` to the end can be what a crash leaves of one record
-    /// being appended: too short for its header, or a record whose stated length reaches (or
-    /// passes) the end of the file. Anything else is damage in the middle of the journal.
+    /// being appended: too short for its header, a record whose stated length reaches (or
+    /// passes) the end of the file, or only zeros (a file extended before a power loss, whose
+    /// data never reached the disk). Anything else is damage in the middle of the journal.
     static func isTornEnd(_ bytes: [UInt8], at offset: Int) -> Bool {
         guard bytes.count - offset >= 8 else { return true }
         let length = Int(UInt32(bigEndian: bytes, at: offset))
-        return offset + 8 + length >= bytes.count
+        return offset + 8 + length >= bytes.count || bytes[offset...].allSatisfy { $0 == 0 }
     }
 
     private static func decodeBody(_ body: ArraySlice<UInt8>) -> JournalRecord? {

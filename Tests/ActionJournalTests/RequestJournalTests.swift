@@ -180,6 +180,29 @@ struct RequestJournalTests {
         #expect(recovery.unfinished.map(\.request.requestID) == ["a", "c"])
     }
 
+    @Test func aZeroFilledTailIsCutOffLikeATornEnd() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            try journal.commit()
+        }
+        // A power loss can leave the file extended over blocks whose data never reached the disk.
+        let handle = try #require(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(count: 4096))
+        try handle.close()
+
+        try withJournal { journal in
+            #expect(journal.recovery.discardedBytes == 4096)
+            #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
+            journal.append(.accepted(request("b"), deadline: Date()))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.discardedBytes == 0)
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a", "b"])
+    }
+
     @Test func oneCoordinatorPerDirectory() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { _ in
