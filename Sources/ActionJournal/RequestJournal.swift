@@ -115,24 +115,30 @@ public final class RequestJournal {
     /// Replaces the file with `live`: the unfinished requests and the outcomes still worth
     /// keeping. The new file is written beside the old one, synced, then renamed over it, so a
     /// crash at any point leaves one whole journal.
+    ///
+    /// A failure leaves the old file in use and removes the new one; ``needsCompaction`` then
+    /// stays false until the file has grown by another threshold, so a full or read-only disk
+    /// costs one attempt per threshold, not one per batch.
     public func compact(_ live: [JournalRecord]) throws(JournalError) {
         try commit()
         var bytes = Self.header
         for record in live { record.append(to: &bytes) }
         let temporary = path + ".compacting"
-        try Self.writeFile(temporary, bytes: bytes)
-        // Opened before the rename, so appends never go to a file that is no longer the journal.
-        let reopened = open(temporary, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard reopened >= 0 else {
-            let code = errno
+        let reopened: Int32
+        do throws(JournalError) {
+            try Self.writeFile(temporary, bytes: bytes)
+            // Opened before the rename, so appends never go to a file that is no longer the journal.
+            reopened = open(temporary, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard reopened >= 0 else { throw JournalError.system("cannot open", path: temporary, errno: errno) }
+            guard rename(temporary, path) == 0 else {
+                let code = errno
+                closeDescriptor(reopened)
+                throw JournalError.system("cannot replace", path: path, errno: code)
+            }
+        } catch {
             unlink(temporary)
-            throw JournalError.system("cannot open", path: temporary, errno: code)
-        }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            closeDescriptor(reopened)
-            unlink(temporary)
-            throw JournalError.system("cannot replace", path: path, errno: code)
+            nextCompaction = fileBytes + compactionBytes
+            throw error
         }
         Self.syncDirectory(directory)
         closeDescriptor(descriptor)

@@ -258,4 +258,42 @@ struct RequestJournalTests {
         #expect(recovery.unfinished.map(\.request.requestID) == ["live", "after"])
         #expect(!FileManager.default.fileExists(atPath: journalPath + ".compacting"))
     }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full to make a write fail"))
+    func aFailedCompactionRemovesItsTemporaryFileAndWaitsForAnotherThreshold() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let deadline = Date(timeIntervalSince1970: 1_900_000_000)
+        let temporary = journalPath + ".compacting"
+        let padding = String(repeating: "p", count: 1000)
+        func fill(_ journal: RequestJournal, from first: Int) throws {
+            for index in first..<first + 100 {
+                journal.append(.accepted(request("r\(index)", input: #"{"text":"\#(padding)"}"#), deadline: deadline))
+                journal.append(.finished(outcome("r\(index)")))
+            }
+            try journal.commit()
+        }
+        try withJournal(compactionBytes: 64 << 10) { journal in
+            try fill(journal, from: 0)
+            #expect(journal.needsCompaction)
+            // The temporary file's path leads to a device that is always full (a symbolic link
+            // survives the O_CREAT | O_TRUNC), so writing the compacted journal fails, as root too.
+            try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: "/dev/full")
+            #expect(throws: JournalError.self) { try journal.compact([.finished(outcome("r99"))]) }
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: temporary)) == nil, "removed on failure")
+            // Not tried again at every batch; appending goes on in the old file.
+            #expect(!journal.needsCompaction)
+            journal.append(.accepted(request("live"), deadline: deadline))
+            try journal.commit()
+            #expect(!journal.needsCompaction)
+            // Tried again once the journal has grown by another threshold.
+            try fill(journal, from: 100)
+            #expect(journal.needsCompaction)
+            try journal.compact([.finished(outcome("r199")), .accepted(request("live"), deadline: deadline)])
+            #expect(!journal.needsCompaction)
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.finished == [outcome("r199")])
+        #expect(recovery.unfinished.map(\.request.requestID) == ["live"])
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
 }

@@ -178,7 +178,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 "journal.duration": "\(ContinuousClock.now - started)",
             ])
         } catch {
-            logger.error("journal compaction failed; appending to the old file", metadata: ["journal.error": "\(error)"])
+            logger.error("journal compaction failed; appending to the old file, next attempt once it has grown by the threshold again", metadata: ["journal.error": "\(error)"])
         }
     }
 
