@@ -51,26 +51,38 @@ extension JournalRecord {
         }
     }
 
-    /// Reads the record at `offset`: the record and the offset after it, or `nil` when the bytes
-    /// there are not a whole, intact record (the torn tail of a crash, or damage).
-    static func read(from bytes: [UInt8], at offset: Int) -> (record: JournalRecord, next: Int)? {
-        guard bytes.count - offset >= 8 else { return nil }
+    /// What the bytes at an offset of the journal hold.
+    enum ReadResult {
+        /// A whole record, and the offset after it.
+        case record(JournalRecord, next: Int)
+        /// A whole record, exactly as written (its checksum holds), whose fields do not decode:
+        /// a coordinator once journaled what the wire rules reject. It is skipped, not damage.
+        case invalid(next: Int)
+        /// Not a whole, intact record: the torn tail of a crash, or damage.
+        case notIntact
+    }
+
+    /// Reads the record at `offset`.
+    static func read(from bytes: [UInt8], at offset: Int) -> ReadResult {
+        guard bytes.count - offset >= 8 else { return .notIntact }
         let length = Int(UInt32(bigEndian: bytes, at: offset))
         let checksum = UInt32(bigEndian: bytes, at: offset + 4)
         let start = offset + 8
-        guard length > 0, length <= maxBodyBytes, bytes.count - start >= length else { return nil }
+        guard length > 0, length <= maxBodyBytes, bytes.count - start >= length else { return .notIntact }
         let body = bytes[start..<start + length]
-        guard CRC32.checksum(body) == checksum, let record = decodeBody(body) else { return nil }
-        return (record, start + length)
+        guard CRC32.checksum(body) == checksum else { return .notIntact }
+        guard let record = decodeBody(body) else { return .invalid(next: start + length) }
+        return .record(record, next: start + length)
     }
 
     /// Whether the bytes from `offset` to the end can be what a crash leaves of one record
-    /// being appended: too short for its header, or a record whose stated length reaches (or
-    /// passes) the end of the file. Anything else is damage in the middle of the journal.
+    /// being appended: too short for its header, a record whose stated length reaches (or
+    /// passes) the end of the file, or only zeros (a file extended before a power loss, whose
+    /// data never reached the disk). Anything else is damage in the middle of the journal.
     static func isTornEnd(_ bytes: [UInt8], at offset: Int) -> Bool {
         guard bytes.count - offset >= 8 else { return true }
         let length = Int(UInt32(bigEndian: bytes, at: offset))
-        return offset + 8 + length >= bytes.count
+        return offset + 8 + length >= bytes.count || bytes[offset...].allSatisfy { $0 == 0 }
     }
 
     private static func decodeBody(_ body: ArraySlice<UInt8>) -> JournalRecord? {
@@ -101,7 +113,9 @@ extension JournalRecord {
             guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
             return .finished(outcome)
         case UInt8(ascii: "D"):
-            guard frames.count == 1, let requestID = String(validating: frames.frames[0], as: UTF8.self) else { return nil }
+            guard frames.count == 1, let requestID = try? WireName.validate(frames.frames[0], field: "request id", limits: limits) else {
+                return nil
+            }
             return .workerDied(requestID: requestID)
         default:
             return nil

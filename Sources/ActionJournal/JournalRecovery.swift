@@ -9,6 +9,9 @@ public struct JournalRecovery: Sendable {
     public var finished: [WireOutcome] = []
     /// Records read.
     public var records = 0
+    /// Whole records whose fields do not decode (names the wire rules reject, written by a
+    /// coordinator that let them through), skipped: what they said is lost, the rest is read.
+    public var skippedRecords = 0
     /// Bytes at the end that were not a whole record (a write torn by a crash) and were cut off.
     public var discardedBytes = 0
 

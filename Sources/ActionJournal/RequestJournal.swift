@@ -115,24 +115,30 @@ public final class RequestJournal {
     /// Replaces the file with `live`: the unfinished requests and the outcomes still worth
     /// keeping. The new file is written beside the old one, synced, then renamed over it, so a
     /// crash at any point leaves one whole journal.
+    ///
+    /// A failure leaves the old file in use and removes the new one; ``needsCompaction`` then
+    /// stays false until the file has grown by another threshold, so a full or read-only disk
+    /// costs one attempt per threshold, not one per batch.
     public func compact(_ live: [JournalRecord]) throws(JournalError) {
         try commit()
         var bytes = Self.header
         for record in live { record.append(to: &bytes) }
         let temporary = path + ".compacting"
-        try Self.writeFile(temporary, bytes: bytes)
-        // Opened before the rename, so appends never go to a file that is no longer the journal.
-        let reopened = open(temporary, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard reopened >= 0 else {
-            let code = errno
+        let reopened: Int32
+        do throws(JournalError) {
+            try Self.writeFile(temporary, bytes: bytes)
+            // Opened before the rename, so appends never go to a file that is no longer the journal.
+            reopened = open(temporary, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard reopened >= 0 else { throw JournalError.system("cannot open", path: temporary, errno: errno) }
+            guard rename(temporary, path) == 0 else {
+                let code = errno
+                closeDescriptor(reopened)
+                throw JournalError.system("cannot replace", path: path, errno: code)
+            }
+        } catch {
             unlink(temporary)
-            throw JournalError.system("cannot open", path: temporary, errno: code)
-        }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            closeDescriptor(reopened)
-            unlink(temporary)
-            throw JournalError.system("cannot replace", path: path, errno: code)
+            nextCompaction = fileBytes + compactionBytes
+            throw error
         }
         Self.syncDirectory(directory)
         closeDescriptor(descriptor)
@@ -183,19 +189,27 @@ public final class RequestJournal {
         var unfinished: [RecoveredRequest?] = []
         var unfinishedIndex: [String: Int] = [:]
         var offset = header.count
-        while let (record, next) = JournalRecord.read(from: bytes, at: offset) {
-            recovery.records += 1
-            switch record {
-            case .accepted(let request, let deadline):
-                unfinishedIndex[request.requestID] = unfinished.count
-                unfinished.append(RecoveredRequest(request: request, deadline: deadline))
-            case .finished(let outcome):
-                if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
-                recovery.finished.append(outcome)
-            case .workerDied(let requestID):
-                if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
+        reading: while true {
+            switch JournalRecord.read(from: bytes, at: offset) {
+            case .notIntact:
+                break reading
+            case .invalid(let next):
+                recovery.skippedRecords += 1
+                offset = next
+            case .record(let record, let next):
+                recovery.records += 1
+                switch record {
+                case .accepted(let request, let deadline):
+                    unfinishedIndex[request.requestID] = unfinished.count
+                    unfinished.append(RecoveredRequest(request: request, deadline: deadline))
+                case .finished(let outcome):
+                    if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
+                    recovery.finished.append(outcome)
+                case .workerDied(let requestID):
+                    if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
+                }
+                offset = next
             }
-            offset = next
         }
         if offset < bytes.count, !JournalRecord.isTornEnd(bytes, at: offset) {
             throw JournalError("""

@@ -22,22 +22,9 @@ struct FrameReader<Frames: WireFrames> {
         return frames.frame(at: index)
     }
 
-    /// A name: UTF-8, at most `maxNameBytes`, no control characters.
+    /// A name, checked by ``WireName``.
     mutating func name(_ field: String, allowEmpty: Bool = false) throws(WireError) -> String {
-        let bytes = try next(field)
-        guard bytes.count <= limits.maxNameBytes else {
-            throw WireError(.oversize, "\(command) \(field) has \(bytes.count) bytes, limit \(limits.maxNameBytes)")
-        }
-        guard allowEmpty || !bytes.isEmpty else {
-            throw WireError(.invalidField, "\(command) \(field) is empty")
-        }
-        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            throw WireError(.invalidField, "\(command) \(field) contains a control character")
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw WireError(.invalidUTF8, "\(command) \(field) is not valid UTF-8")
-        }
-        return text
+        try WireName.validate(try next(field), field: "\(command) \(field)", limits: limits, allowEmpty: allowEmpty)
     }
 
     /// Free text such as an error message: UTF-8, at most `maxBodyBytes`.

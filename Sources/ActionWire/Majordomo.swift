@@ -53,11 +53,8 @@ public struct MajordomoRequest: Hashable, Sendable {
             throw WireError(.unknownCommand, "Majordomo client command \(Array(command)) is not REQUEST")
         }
         index += 1
-        let serviceBytes = frames.frame(at: index)
-        guard !serviceBytes.isEmpty, serviceBytes.count <= limits.maxNameBytes,
-              let service = String(validating: serviceBytes, as: UTF8.self) else {
-            throw WireError(.invalidField, "Majordomo service name is empty, too long or not UTF-8")
-        }
+        // The service becomes the action name, journaled and in stream topics: the same rule.
+        let service = try WireName.validate(frames.frame(at: index), field: "Majordomo service", limits: limits)
         index += 1
         guard frames.count - index <= 1 else {
             throw WireError(.extraFrames, "Majordomo request body must be one frame (the JSON input)")

@@ -210,6 +210,27 @@ struct CoordinatorFailureTests {
         #expect(h.requestIDs(to: w1) == ["r1", "r2"])
     }
 
+    @Test func aDrainingWorkerThatRegistersAgainGetsNoNewWork() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 2)
+        let running = h.perform("r1")
+        h.worker(w1, sends: .draining, at: .seconds(1))
+        // READY again on the same connection, with more credits even: it is still leaving.
+        h.ready(w1, credits: 4, at: .seconds(2))
+        h.perform("r2", at: .seconds(2))
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        #expect(h.core.statistics.queued == 1)
+        // Its result frees no credit either; the queued request waits for another worker.
+        h.complete(running, on: w1, at: .seconds(3))
+        h.ready(w1, credits: 4, at: .seconds(3))
+        h.perform("r3", at: .seconds(3))
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        #expect(h.core.statistics.queued == 2)
+        h.ready(w2, credits: 1, at: .seconds(4))
+        #expect(h.requestIDs(to: w2) == ["r2"])
+        #expect(h.requestIDs(to: w1) == ["r1"])
+    }
+
     @Test func aSessionBlockedBehindAnUnservableRequestMovesOnWhenThatRequestExpires() {
         let h = CoordinatorHarness()
         h.ready(w1, actions: ["Echo.say"])

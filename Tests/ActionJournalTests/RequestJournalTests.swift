@@ -147,6 +147,62 @@ struct RequestJournalTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath))) == bytes)
     }
 
+    @Test func aWholeRecordWithAnInvalidNameIsSkippedCountedAndReadPast() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // What a coordinator that let a control character through wrote: intact records
+        // (their checksums hold) whose names the wire rules reject.
+        var badAction = request("bad-action")
+        badAction.action = "Echo.say\u{01}"
+        var badOutcome = outcome("a")
+        badOutcome.session = "s\u{1F}forged"
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            journal.append(.accepted(badAction, deadline: Date()))
+            journal.append(.finished(badOutcome))
+            journal.append(.workerDied(requestID: "a\u{7F}"))
+            journal.append(.accepted(request("b"), deadline: Date()))
+            journal.append(.finished(outcome("b")))
+            try journal.commit()
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: journalPath))
+        try withJournal { journal in
+            #expect(journal.recovery.skippedRecords == 3)
+            #expect(journal.recovery.records == 3)
+            #expect(journal.recovery.discardedBytes == 0)
+            #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
+            #expect(journal.recovery.finished == [outcome("b")])
+            #expect(journal.fileBytes == bytes.count, "nothing cut off")
+            journal.append(.accepted(request("c"), deadline: Date()))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.skippedRecords == 3)
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a", "c"])
+    }
+
+    @Test func aZeroFilledTailIsCutOffLikeATornEnd() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date()))
+            try journal.commit()
+        }
+        // A power loss can leave the file extended over blocks whose data never reached the disk.
+        let handle = try #require(FileHandle(forWritingAtPath: journalPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(count: 4096))
+        try handle.close()
+
+        try withJournal { journal in
+            #expect(journal.recovery.discardedBytes == 4096)
+            #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
+            journal.append(.accepted(request("b"), deadline: Date()))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.discardedBytes == 0)
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a", "b"])
+    }
+
     @Test func oneCoordinatorPerDirectory() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { _ in
@@ -201,5 +257,43 @@ struct RequestJournalTests {
         #expect(recovery.finished == [outcome("r99")])
         #expect(recovery.unfinished.map(\.request.requestID) == ["live", "after"])
         #expect(!FileManager.default.fileExists(atPath: journalPath + ".compacting"))
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full to make a write fail"))
+    func aFailedCompactionRemovesItsTemporaryFileAndWaitsForAnotherThreshold() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let deadline = Date(timeIntervalSince1970: 1_900_000_000)
+        let temporary = journalPath + ".compacting"
+        let padding = String(repeating: "p", count: 1000)
+        func fill(_ journal: RequestJournal, from first: Int) throws {
+            for index in first..<first + 100 {
+                journal.append(.accepted(request("r\(index)", input: #"{"text":"\#(padding)"}"#), deadline: deadline))
+                journal.append(.finished(outcome("r\(index)")))
+            }
+            try journal.commit()
+        }
+        try withJournal(compactionBytes: 64 << 10) { journal in
+            try fill(journal, from: 0)
+            #expect(journal.needsCompaction)
+            // The temporary file's path leads to a device that is always full (a symbolic link
+            // survives the O_CREAT | O_TRUNC), so writing the compacted journal fails, as root too.
+            try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: "/dev/full")
+            #expect(throws: JournalError.self) { try journal.compact([.finished(outcome("r99"))]) }
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: temporary)) == nil, "removed on failure")
+            // Not tried again at every batch; appending goes on in the old file.
+            #expect(!journal.needsCompaction)
+            journal.append(.accepted(request("live"), deadline: deadline))
+            try journal.commit()
+            #expect(!journal.needsCompaction)
+            // Tried again once the journal has grown by another threshold.
+            try fill(journal, from: 100)
+            #expect(journal.needsCompaction)
+            try journal.compact([.finished(outcome("r199")), .accepted(request("live"), deadline: deadline)])
+            #expect(!journal.needsCompaction)
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.finished == [outcome("r199")])
+        #expect(recovery.unfinished.map(\.request.requestID) == ["live"])
+        #expect(!FileManager.default.fileExists(atPath: temporary))
     }
 }

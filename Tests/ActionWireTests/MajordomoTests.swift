@@ -51,4 +51,26 @@ struct MajordomoTests {
         }
         #expect(!MajordomoRequest.matches(WireFrameList([[0xAA], WireHeader.bytes(.ping)]), at: 1))
     }
+
+    @Test func aServiceWithAControlCharacterIsRejectedInEveryDialect() {
+        // The service becomes an action name: 0x01 was once journaled and then unreadable at
+        // restart, and 0x1F, the outcome stream's topic separator, would forge topics.
+        let services = ["Echo.say\u{01}", "Echo\u{1F}say.x", "Echo.say\u{1F}", "Echo.say\u{7F}", "Echo.\nsay", "\u{00}Echo.say"]
+        let dialects: [[[UInt8]]] = [[Self.header, [0x01]], [[], Self.header, [0x02]], [[], Self.header, [0x01]]]
+        for service in services {
+            for dialect in dialects {
+                let frames = WireFrameList([[0xAA]] + dialect + [Array(service.utf8), Array("{}".utf8)])
+                let error = #expect(throws: WireError.self) { try MajordomoRequest.decode(frames, at: 1) }
+                #expect(error?.code == .invalidField, "\(Array(service.utf8))")
+            }
+        }
+        let tooLong = WireFrameList([[0xAA], Self.header, [0x01], [UInt8](repeating: 0x61, count: 256), Self.body])
+        #expect(throws: WireError(.oversize, "Majordomo service has 256 bytes, limit 255")) {
+            try MajordomoRequest.decode(tooLong, at: 1)
+        }
+        let notUTF8 = WireFrameList([[0xAA], Self.header, [0x01], [0x45, 0xFF, 0x2E, 0x73], Self.body])
+        #expect(throws: WireError(.invalidUTF8, "Majordomo service is not valid UTF-8")) {
+            try MajordomoRequest.decode(notUTF8, at: 1)
+        }
+    }
 }

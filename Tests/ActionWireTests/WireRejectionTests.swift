@@ -63,6 +63,27 @@ struct WireRejectionTests {
         #expect(clientError(emptyID) == .invalidField)
     }
 
+    @Test func everyNameFollowsTheOneWireNameRule() throws {
+        #expect(try WireName.validate(Array("Café.dîner".utf8), field: "name") == "Café.dîner")
+        #expect(try WireName.validate([UInt8](), field: "session", allowEmpty: true) == "")
+        #expect(throws: WireError(.invalidField, "session is empty")) { try WireName.validate([UInt8](), field: "session") }
+        #expect(throws: WireError(.oversize, "name has 256 bytes, limit 255")) {
+            try WireName.validate([UInt8](repeating: 0x61, count: 256), field: "name")
+        }
+        #expect(throws: WireError(.invalidUTF8, "name is not valid UTF-8")) { try WireName.validate([0xC3, 0x28], field: "name") }
+        for control: UInt8 in [0x00, 0x01, 0x0A, 0x1F, 0x7F] {
+            let name = Array("Echo.say".utf8) + [control]
+            #expect(throws: WireError(.invalidField, "name contains a control character")) { try WireName.validate(name, field: "name") }
+            // PERFORM and a Majordomo request reject it alike.
+            var perform = Self.perform
+            perform[2] = name
+            #expect(clientError(perform) == .invalidField)
+            #expect(throws: WireError.self) {
+                try MajordomoRequest.decode(WireFrameList([[0xAA], [], MajordomoRequest.clientHeader, [0x02], name, []]), at: 1)
+            }
+        }
+    }
+
     @Test func trailingFramesAreRejected() {
         #expect(clientError(Self.perform + [[1]]) == .extraFrames)
         #expect(clientError([WireGoldenTests.h(0x04), []]) == .extraFrames)

@@ -220,6 +220,26 @@ struct WorkerTests {
         }
     }
 
+    @Test func aDrainingWorkerThatRegistersAgainSaysAgainThatItIsDraining() async throws {
+        try await withWorker { coordinator, worker in
+            // A running request keeps the drain going.
+            try coordinator.send(.request(WireRequest(
+                requestID: "sleep", action: "Clock.sleep", timeoutMilliseconds: 10_000, input: Array(#"{"ms":1500}"#.utf8)
+            )))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while await worker.statistics().running == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let draining = Task { await worker.drain() }
+            _ = try coordinator.next("DRAINING") { $0 == .draining }
+            // What a coordinator that no longer knows the worker (it restarted) answers.
+            try coordinator.send(.disconnect)
+            _ = try coordinator.nextReady()
+            _ = try coordinator.next("DRAINING after the new READY", timeout: .seconds(5)) { $0 == .draining }
+            await draining.value
+        }
+    }
+
     @Test func aSilentCoordinatorMakesItReconnectAndRegisterAgain() async throws {
         try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50); $0.heartbeatLiveness = 3 }) { coordinator, worker in
             coordinator.answersHeartbeats = false

@@ -101,6 +101,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 "journal.directory": "\(journalFile.directory)", "journal.bytes": "\(journalFile.fileBytes)",
                 "journal.unfinished": "\(recovery.unfinished.count)", "journal.finished": "\(recovery.finished.count)",
             ])
+            if recovery.skippedRecords > 0 {
+                logger.warning("journal had whole records that do not decode (names the wire rules reject), skipped", metadata: [
+                    "journal.skippedRecords": "\(recovery.skippedRecords)",
+                ])
+            }
             if recovery.discardedBytes > 0 {
                 logger.warning("journal had a torn end, cut off", metadata: ["journal.discardedBytes": "\(recovery.discardedBytes)"])
             }
@@ -200,7 +205,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 "journal.duration": "\(ContinuousClock.now - started)",
             ])
         } catch {
-            logger.error("journal compaction failed; appending to the old file", metadata: ["journal.error": "\(error)"])
+            logger.error("journal compaction failed; appending to the old file, next attempt once it has grown by the threshold again", metadata: ["journal.error": "\(error)"])
         }
     }
 

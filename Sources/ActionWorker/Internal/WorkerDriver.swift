@@ -28,6 +28,10 @@ final class WorkerDriver: IOLoopDriver {
     private var incoming = Multipart()
     private var outgoing = Multipart()
     private(set) var statistics = WorkerStatistics()
+    /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
+    /// coordinator that has forgotten this worker (restarted, or declared it dead) never
+    /// counts it as taking new work.
+    private var isDraining = false
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<WorkerDriver>, catalog: ActionCatalog,
@@ -83,6 +87,7 @@ final class WorkerDriver: IOLoopDriver {
         if send(.ready(registration)) {
             statistics.registrations += 1
         }
+        if isDraining { send(.draining) }
     }
 
     private func heartbeat() {
@@ -160,6 +165,7 @@ final class WorkerDriver: IOLoopDriver {
     /// Stops taking new work, lets what runs finish (up to `grace`), then calls `done` on the loop.
     func drain(grace: Duration, done: @escaping () -> Void) {
         logger.info("draining", metadata: ["worker.running": "\(running.count)", "worker.grace": "\(grace)"])
+        isDraining = true
         send(.draining)
         let deadline = ContinuousClock.now + grace
         func check() {
