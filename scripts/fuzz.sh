@@ -11,5 +11,5 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz \
     | { grep -v "Cannot export local symbol" || true; }
 test -x "$out/wire-fuzz"
 # Seed: a valid PERFORM (length-prefixed frames).
-printf '\x06ABUS\x01\x01\x03c:1\x08Echo.say\x00\x04\x00\x00\x00\x00\x10application/json\x02{}' > "$out/corpus/perform"
+printf '\x06ABUS\x02\x01\x03c:1\x08Echo.say\x00\x04\x00\x00\x00\x00\x10application/json\x02{}' > "$out/corpus/perform"
 "$out/wire-fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 "$out/corpus" 2>&1 | tail -n 12

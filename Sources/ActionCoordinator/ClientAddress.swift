@@ -20,4 +20,10 @@ public struct ClientAddress: Hashable, Sendable {
         self.routingID = routingID
         self.protocol = `protocol`
     }
+
+    /// Hashes the routing id's bytes in one call, not one `combine` per byte.
+    public func hash(into hasher: inout Hasher) {
+        routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(`protocol`)
+    }
 }

@@ -31,11 +31,10 @@ public final class CoordinatorCore {
     private var staleEntries = 0
     private var deadlines: DeadlineWheel
     /// Accepted, unfinished requests per client connection, for the per-client share.
-    private var clientLoad: [[UInt8]: Int] = [:]
+    private var clientLoad: [RoutingKey: Int] = [:]
     private var workers: [WorkerID: WorkerRecord] = [:]
     private var sessions: [String: SessionPin] = [:]
     private var lastSweep: ContinuousClock.Instant?
-    private var lastTick: ContinuousClock.Instant?
     private let startedAt: ContinuousClock.Instant
     private var completed: CompletedOutcomes
     private var stacks = ActionStackTracker()
@@ -174,7 +173,7 @@ public final class CoordinatorCore {
             refuseOverloaded(request, from: client, "the coordinator holds \(requests.count) unfinished requests (limit \(configuration.maxQueued)); retry later")
             return
         }
-        let load = clientLoad[client.routingID, default: 0]
+        let load = clientLoad[RoutingKey(client.routingID), default: 0]
         guard load < configuration.maxQueuedPerClient else {
             refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
             return
@@ -185,12 +184,13 @@ public final class CoordinatorCore {
         nextOrder += 1
         let pending = PendingRequest(request: request, client: client, order: nextOrder, deadline: now + timeout)
         requests[request.requestID] = pending
-        clientLoad[client.routingID] = load + 1
+        clientLoad[RoutingKey(client.routingID)] = load + 1
         deadlines.insert(request.requestID, at: pending.deadline)
-        if !isServed(request.action), now - startedAt >= configuration.noWorkerGrace + restartGrace {
+        if !isServed(request.action) {
             // Fail fast when nobody serves it (a typo, a missing worker), after a short grace for
-            // a worker that is just starting.
-            deadlines.insert(request.requestID, at: min(pending.deadline, now + configuration.noWorkerGrace))
+            // a worker that is just starting, and after a restart for the workers to come back.
+            let check = max(now + configuration.noWorkerGrace, startedAt + configuration.noWorkerGrace + restartGrace)
+            deadlines.insert(request.requestID, at: min(pending.deadline, check))
         }
         enqueue(pending, atHead: false)
         counters.accepted += 1
@@ -346,14 +346,6 @@ public final class CoordinatorCore {
     /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
     public func tick(now: ContinuousClock.Instant) {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
-        if let lastTick, now - lastTick > configuration.heartbeatInterval {
-            // This coordinator was stalled (a slow disk, a pause): its workers' silence in that
-            // time is its own, not theirs.
-            let stall = now - lastTick
-            for id in workers.keys { workers[id]?.lastHeard += stall }
-            logger.warning("coordinator stalled; worker silence during the stall is not held against them", metadata: ["stall": "\(stall)"])
-        }
-        lastTick = now
         for (id, worker) in workers {
             if now - worker.lastHeard > expiry {
                 counters.workersExpired += 1
@@ -378,6 +370,14 @@ public final class CoordinatorCore {
         lastSweep = now
         forgetIdleSessions(now: now)
         completed.expireOwed(now: now)
+    }
+
+    /// The coordinator's own thread was held up for `stall` (a slow disk, a VM pause): its
+    /// workers' silence during that time is its own, not theirs, so none is declared dead for it.
+    public func excuseStall(_ stall: Duration) {
+        for id in workers.keys { workers[id]?.lastHeard += stall }
+        counters.stalls += 1
+        logger.warning("coordinator stalled; worker silence during the stall is not held against them", metadata: ["stall": "\(stall)"])
     }
 
     /// Unpins sessions nothing was sent to or heard from for `sessionIdleTimeout` (workers drop

@@ -34,4 +34,10 @@ public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
     public init(_ routingID: [UInt8]) { self.routingID = routingID }
 
     public var description: String { routingID.map { String($0, radix: 16) }.joined() }
+
+    /// Hashes the bytes in one call, not one `combine` per byte: it is looked up several times
+    /// per request.
+    public func hash(into hasher: inout Hasher) {
+        routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }

@@ -32,6 +32,9 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var journalFailures = 0
     /// Workers declared dead by heartbeat expiry.
     public var workersExpired = 0
+    /// Times the coordinator's own thread stalled past a heartbeat interval (its workers were
+    /// excused the silence).
+    public var stalls = 0
     /// Workers registered now.
     public var workers = 0
     /// Sessions pinned to a worker now.

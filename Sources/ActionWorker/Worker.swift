@@ -15,6 +15,7 @@ public final class Worker: Sendable {
     /// The worker's name, as outcomes carry it.
     public let name: String
     private let drainGrace: Duration
+    private let logger: Logger
 
     /// Connects to the coordinator and registers the catalog's actions.
     public init(
@@ -30,6 +31,7 @@ public final class Worker: Sendable {
         var logger = logger
         logger[metadataKey: "worker.name"] = "\(configuration.name)"
         let workerLogger = logger
+        self.logger = logger
         loop = try IOLoop(name: "worker-io", context: context) { runtime, loop in
             try WorkerDriver(
                 runtime: runtime, loop: loop, catalog: catalog, configuration: configuration,
@@ -54,7 +56,12 @@ public final class Worker: Sendable {
             try? await Task.sleep(for: .seconds(3600))
         }
         await drain()
+        let final = await statistics()
         await loop.stop()
+        logger.notice("worker stopped", metadata: [
+            "worker.received": "\(final.received)", "worker.completed": "\(final.completed)",
+            "worker.duplicates": "\(final.duplicates)", "worker.reconnects": "\(final.reconnects)",
+        ])
     }
 
     /// Stops taking new work and waits until running requests finish or the grace period ends.

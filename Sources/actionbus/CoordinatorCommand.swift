@@ -41,8 +41,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
 /// Coordinator knobs shared by `coordinator` and `dev`.
 struct CoordinatorTuning: ParsableArguments {
-    @Option(help: "Requests queued before new ones fail 'overloaded'.")
-    var maxQueued = 10_000
+    @Option(help: "Requests accepted and unfinished (queued or running) before new ones fail 'overloaded'.")
+    var maxQueued = 1_000_000
+    @Option(help: "The share of --max-queued one client connection may hold.")
+    var maxQueuedPerClient = 100_000
+    @Option(help: "The longest timeout a request may ask for, in seconds; longer ones are cut to it.")
+    var maxTimeout: Double = 3600
+    @Option(help: "Seconds a request for an action no registered worker serves waits for one before it fails 'noWorker' (raise it when workers start late).")
+    var noWorkerGrace: Double = 2
     @Option(help: "Heartbeat interval in milliseconds.")
     var heartbeatMs = 1000
     @Option(help: "Deliveries to dying workers before a request fails 'poisoned'.")
@@ -55,6 +61,9 @@ struct CoordinatorTuning: ParsableArguments {
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
         configuration.maxQueued = maxQueued
+        configuration.maxQueuedPerClient = maxQueuedPerClient
+        configuration.maxTimeout = .milliseconds(Int64(maxTimeout * 1000))
+        configuration.noWorkerGrace = .milliseconds(Int64(noWorkerGrace * 1000))
         configuration.heartbeatInterval = .milliseconds(heartbeatMs)
         configuration.maxDeliveries = maxDeliveries
         configuration.maxMessageBytes = maxMessageBytes
@@ -63,8 +72,12 @@ struct CoordinatorTuning: ParsableArguments {
     }
 
     func validate() throws {
-        guard maxQueued > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0 else {
-            throw ValidationError("--max-queued, --heartbeat-ms, --max-deliveries, --max-message-bytes and --outcome-hwm must be positive")
+        guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0,
+              maxTimeout > 0, noWorkerGrace >= 0 else {
+            throw ValidationError("""
+                --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \
+                and --max-timeout must be positive; --no-worker-grace must not be negative
+                """)
         }
     }
 }

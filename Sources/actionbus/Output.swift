@@ -9,3 +9,27 @@ func printLine(_ text: String) {
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
+
+/// Lines for standard output, written in large chunks.
+struct OutputBuffer {
+    private var bytes: [UInt8] = []
+    private let chunk = 64 << 10
+
+    mutating func append(_ line: String) {
+        bytes.append(contentsOf: line.utf8)
+        bytes.append(0x0A)
+        if bytes.count >= chunk { flush() }
+    }
+
+    mutating func append(_ line: [UInt8]) {
+        bytes.append(contentsOf: line)
+        bytes.append(0x0A)
+        if bytes.count >= chunk { flush() }
+    }
+
+    mutating func flush() {
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

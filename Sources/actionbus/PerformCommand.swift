@@ -53,6 +53,9 @@ struct PerformCommand: AsyncParsableCommand {
         let body = Array(input.utf8)
         let (results, sink) = AsyncStream<Result<WireOutcome, ActionBusError>>.makeStream()
         var sent = 0, received = 0, failed = 0, unanswered = 0
+        // Buffered: a burst of a million outcomes is a few hundred writes, not a million. The
+        // buffer is flushed whenever nothing else is outstanding, so a single perform prints at once.
+        var output = OutputBuffer()
         func sendNext() {
             sent += 1
             let requestID = idempotencyKey.map { count == 1 ? $0 : "\($0)-\(sent)" }
@@ -66,14 +69,21 @@ struct PerformCommand: AsyncParsableCommand {
             switch result {
             case .success(let outcome):
                 if !outcome.isSuccess { failed += 1 }
-                printLine(json ? String(decoding: OutcomeJSON.encode(outcome), as: UTF8.self) : Self.describe(outcome))
+                if json {
+                    output.append(OutcomeJSON.encode(outcome))
+                } else {
+                    output.append(Self.describe(outcome))
+                }
             case .failure(let error):
                 unanswered += 1
+                output.flush()
                 printError("error: \(error.message)")
             }
             if sent < count { sendNext() }
+            if received == sent { output.flush() }
             if received == count { break }
         }
+        output.flush()
         await client.close()
         if unanswered > 0 { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }

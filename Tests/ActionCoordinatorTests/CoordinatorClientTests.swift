@@ -135,14 +135,14 @@ struct CoordinatorClientTests {
     // MARK: Statistics
 
     @Test func statisticsCountWhatHappened() {
-        let h = CoordinatorHarness { $0.maxQueued = 1; $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3 }
+        let h = CoordinatorHarness { $0.maxQueued = 3; $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3 }
         #expect(h.core.statistics == CoordinatorStatistics())
         h.ready(w1, credits: 1)
         h.ready(w2, credits: 1)
         let a = h.perform("a")
         let b = h.perform("b")
         h.perform("c")
-        h.perform("d")                  // overloaded: c waits
+        h.perform("d")                  // overloaded: a and b run, c waits, 3 unfinished
         h.perform("a")                  // duplicate while pending
         var stats = h.core.statistics
         #expect(stats.accepted == 3)
@@ -173,7 +173,9 @@ struct CoordinatorClientTests {
         h.core.recordUndeliverableReply()
         h.core.recordStreamOverflow()
         h.core.recordJournalFailure()
+        h.core.excuseStall(.seconds(5))
         stats = h.core.statistics
+        #expect(stats.stalls == 1)
         #expect(stats.lateResultsDiscarded == 1)
         #expect(stats.malformedWorkerMessages == 1)
         #expect(stats.malformedClientMessages == 2)

@@ -24,6 +24,42 @@ struct CoordinatorFailureTests {
         #expect(h.core.statistics.completed == 1)
     }
 
+    @Test func anActionNobodyServesFailsNoWorkerAfterTheGraceWithASuggestion() throws {
+        let h = CoordinatorHarness {
+            $0.noWorkerGrace = .seconds(2); $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3
+        }
+        h.ready(w1, actions: ["Echo.say", "Math.fibonacci"])
+        // Past the start-up grace (2 s + 4 heartbeats for workers to find a restarted coordinator).
+        h.perform("typo", action: "Echo.sya", timeoutMilliseconds: 60_000, at: .seconds(10))
+        h.tick(at: .milliseconds(11_900))
+        #expect(h.outcome("typo") == nil)
+        h.tick(at: .milliseconds(12_100))
+        let outcome = try #require(h.outcome("typo"))
+        #expect(outcome.failureCode == BusErrorCode.noWorker)
+        #expect(outcome.failureMessage?.contains("did you mean Echo.say?") == true)
+        #expect(outcome.failureMessage?.contains("Echo.say, Math.fibonacci") == true)
+    }
+
+    @Test func aWorkerThatRegistersWithinTheGraceGetsTheRequest() {
+        let h = CoordinatorHarness { $0.noWorkerGrace = .seconds(2) }
+        h.perform("early", timeoutMilliseconds: 60_000, at: .seconds(10))
+        h.ready(w1, at: .seconds(11))
+        h.tick(at: .seconds(30))
+        #expect(h.requestIDs(to: w1) == ["early"])
+        #expect(h.outcome("early") == nil)
+    }
+
+    @Test func requestsAtStartWaitForTheStartUpGrace() {
+        let h = CoordinatorHarness {
+            $0.noWorkerGrace = .seconds(2); $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3
+        }
+        h.perform("first", timeoutMilliseconds: 60_000)
+        h.tick(at: .seconds(5))
+        #expect(h.outcome("first") == nil, "workers get 2 s + 4 heartbeats to come back after a restart")
+        h.tick(at: .milliseconds(6_100))
+        #expect(h.outcome("first")?.failureCode == BusErrorCode.noWorker)
+    }
+
     @Test func aQueuedRequestWhoseWorkersAreBusyTimesOut() throws {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 1)

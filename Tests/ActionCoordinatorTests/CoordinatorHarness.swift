@@ -157,9 +157,9 @@ final class CoordinatorHarness {
 
     /// The ACCEPTED replies, by request id.
     var acceptedIDs: [String] {
-        outbox.replies.compactMap { entry in
-            guard case .accepted(let requestID) = entry.reply else { return nil }
-            return requestID
+        outbox.replies.flatMap { entry -> [String] in
+            guard case .accepted(let requestIDs) = entry.reply else { return [] }
+            return requestIDs
         }
     }
 

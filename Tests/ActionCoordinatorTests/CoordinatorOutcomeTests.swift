@@ -137,11 +137,41 @@ struct CoordinatorOutcomeTests {
             let request = h.perform("r\(n)")
             h.complete(request, on: w1)
         }
-        // r1 was evicted: it runs again; r3 is answered from the table.
+        // Unacknowledged outcomes are owed to their client: none is evicted yet.
+        h.perform("r1")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
+        // Acknowledged, they are bounded: r1 was evicted, so it runs again; r3 is still kept.
+        h.send(.acknowledge(requestIDs: ["r1", "r2", "r3"]))
         h.perform("r3")
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
         h.perform("r1")
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r1"])
+    }
+
+    @Test func anUnacknowledgedOutcomeIsKeptUntilItsClientStopsWaiting() {
+        let h = CoordinatorHarness { $0.completedRetention = 1; $0.owedOutcomeGrace = .seconds(5) }
+        h.ready(w1)
+        for n in 1...3 {
+            h.complete(h.perform("r\(n)", timeoutMilliseconds: 1_000), on: w1)
+        }
+        #expect(h.core.statistics.outcomesOwed == 3)
+        // A resend of a finished request is answered, never run again, whatever the bounds.
+        h.perform("r1", at: .seconds(2))
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
+        #expect(h.outcomes.filter { $0.requestID == "r1" }.count == 2)
+        // Past the deadline and the grace the client no longer waits: the bounds apply again.
+        h.tick(at: .seconds(7))
+        #expect(h.core.statistics.outcomesOwed == 0)
+        #expect(h.core.statistics.outcomesKept == 1)
+    }
+
+    @Test func majordomoOutcomesAreNotOwed() {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let mdp = ClientAddress(routingID: [0xD1], protocol: .majordomo(.rfc18, service: "Echo.say"))
+        h.complete(h.perform("m1", from: mdp), on: w1)
+        #expect(h.core.statistics.outcomesOwed == 0)
+        #expect(h.core.statistics.outcomesKept == 1)
     }
 
     @Test func completedRetentionIsAlsoBoundedInBytes() {
@@ -152,7 +182,9 @@ struct CoordinatorOutcomeTests {
             let request = h.perform("r\(n)")
             h.complete(request, on: w1, output: #"{"text":"\#(big)"}"#)
         }
-        // Only the newest two fit in 3,000 bytes: r2 runs again, r4 is answered from the table.
+        // Once acknowledged, only the newest two fit in 3,000 bytes: r2 runs again, r4 is
+        // answered from the table.
+        h.send(.acknowledge(requestIDs: ["r1", "r2", "r3", "r4"]))
         h.perform("r4")
         h.perform("r2")
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4", "r2"])
@@ -170,11 +202,36 @@ struct CoordinatorOutcomeTests {
         #expect(h.core.statistics.overloaded == 1)
         #expect(h.core.statistics.queued == 2)
 
-        // Running requests do not count against the queue bound.
+        // Running requests count too: the bound is on everything accepted and unfinished.
         h.ready(w1, credits: 2)
         h.perform("q4")
+        #expect(h.acceptedIDs == ["q1", "q2"])
+        #expect(h.outcome("q4")?.failureCode == BusErrorCode.overloaded)
+        h.complete(h.request("q1"), on: w1)
         h.perform("q5")
-        #expect(h.acceptedIDs == ["q1", "q2", "q4", "q5"])
+        #expect(h.acceptedIDs == ["q1", "q2", "q5"])
+    }
+
+    @Test func oneClientCannotTakeMoreThanItsShare() throws {
+        let h = CoordinatorHarness { $0.maxQueuedPerClient = 2 }
+        let other = ClientAddress(routingID: [0xC2])
+        h.perform("a1")
+        h.perform("a2")
+        h.perform("a3")
+        h.perform("b1", from: other)
+        #expect(h.acceptedIDs == ["a1", "a2", "b1"])
+        let refused = try #require(h.outcome("a3"))
+        #expect(refused.failureCode == BusErrorCode.overloaded)
+        #expect(refused.failureMessage?.contains("share") == true)
+        #expect(h.core.statistics.clients == 2)
+    }
+
+    @Test func timeoutsAreCutToTheMaximum() {
+        let h = CoordinatorHarness { $0.maxTimeout = .seconds(10) }
+        h.ready(w1)
+        h.perform("long", timeoutMilliseconds: UInt32.max)
+        let sent = h.requests(to: w1).first?.timeoutMilliseconds ?? 0
+        #expect(sent > 0 && sent <= 10_000)
     }
 
     @Test func pingIsAnsweredWithPong() {

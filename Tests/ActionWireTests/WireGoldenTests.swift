@@ -4,7 +4,7 @@ import Testing
 /// Golden byte vectors: the exact frames of every command, as docs/PROTOCOL.md specifies them.
 @Suite("Wire golden vectors")
 struct WireGoldenTests {
-    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x01, command] }
+    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x02, command] }
     static func t(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     static let request = WireRequest(
@@ -47,7 +47,7 @@ struct WireGoldenTests {
         #expect(WireRequest.timeoutMilliseconds(.zero) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(-3)) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(10_000_000)) == UInt32.max)
-        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x01, 0x12])
+        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x02, 0x12])
     }
 
     @Test func outcomeJSONForFailuresAndBareErrors() {
@@ -64,6 +64,8 @@ struct WireGoldenTests {
             (.stacks(queryID: "q1", session: ""), [Self.h(0x03), Self.t("q1"), []]),
             (.ping, [Self.h(0x04)]),
             (.stats(queryID: "q2"), [Self.h(0x05), Self.t("q2")]),
+            (.acknowledge(requestIDs: ["c1:7"]), [Self.h(0x06), Self.t("c1:7")]),
+            (.acknowledge(requestIDs: ["c1:7", "c1:9"]), [Self.h(0x06), Self.t("c1:7"), Self.t("c1:9")]),
         ]
         for (message, frames) in cases {
             #expect(encoded { message.encode(into: &$0) } == frames)
@@ -74,6 +76,7 @@ struct WireGoldenTests {
     @Test func clientReplies() throws {
         let cases: [(ClientReply, [[UInt8]])] = [
             (.accepted(requestID: "c1:7"), [Self.h(0x11), Self.t("c1:7")]),
+            (.accepted(requestIDs: ["c1:7", "c1:8", "k"]), [Self.h(0x11), Self.t("c1:7"), Self.t("c1:8"), Self.t("k")]),
             (.outcome(Self.success), [Self.h(0x12)] + Self.successFrames),
             (.outcome(Self.failure), [Self.h(0x12)] + Self.failureFrames),
             (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),

@@ -22,19 +22,19 @@ struct WireRejectionTests {
         var shortTimeout = Self.perform
         shortTimeout[4] = [0, 1]
         #expect(clientError(shortTimeout) == .truncated)
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x01]]) == .truncated)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x02]]) == .truncated)
     }
 
     @Test func wrongVersionIsRejected() {
         var frames = Self.perform
-        frames[0][4] = 0x02
+        frames[0][4] = 0x01  // ABP/1 peers get a clear answer, not silence
         #expect(clientError(frames) == .unsupportedVersion)
     }
 
     @Test func unknownAndMisdirectedCommandsAreRejected() {
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x01, 0x7F]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x02, 0x7F]]) == .unknownCommand)
         // A worker's READY on the clients socket.
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x01, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x02, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
         #expect(clientError([Array("MDPC02".utf8)]) == .badSignature)
         #expect(clientError([[]]) == .badSignature)
     }
@@ -110,7 +110,7 @@ struct WireRejectionTests {
                 (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             }
             if !frames.isEmpty, Bool.random(using: &generator) {
-                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x01, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
+                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x02, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
             }
             let list = WireFrameList(frames)
             _ = try? ClientMessage.decode(list)

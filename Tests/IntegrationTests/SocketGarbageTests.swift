@@ -36,7 +36,7 @@ struct SocketGarbageTests {
 
         // Truncated, unknown command, bad UTF-8: malformedRequest.
         let truncated = try reply(to: Array(perform.prefix(3)))
-        let unknown = try reply(to: [WireHeader.signature + [1, 0x7E]])
+        let unknown = try reply(to: [WireHeader.signature + [WireHeader.version, 0x7E]])
         var badName = perform
         badName[2] = [0xC3, 0x28, 0x2E, 0x61]
         let badUTF8 = try reply(to: badName)

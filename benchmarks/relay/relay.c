@@ -4,6 +4,9 @@
 //   relay worker BACKEND                   a DEALER that echoes every message it gets
 //   relay client FRONTEND N WINDOW SIZE    a DEALER keeping WINDOW requests of SIZE bytes in
 //                                          flight until N have returned; prints one JSON line
+//   relay mdp-client ENDPOINT N WINDOW SERVICE BODY
+//                                          a pipelined Majordomo (MDP/0.2, RFC 18) client: the
+//                                          same loop against any MDP broker, ActionBus included
 //
 // The same shape as the bus (client -> router -> worker -> back), with none of its work:
 // no decoding, no bookkeeping, no journal. Build: cc -O2 relay.c -lzmq -o relay
@@ -42,7 +45,7 @@ static int run_proxy(void *context, const char *frontend_endpoint, const char *b
     return 0;
 }
 
-static int run_worker(void *context, const char *backend_endpoint) {
+static _Noreturn void run_worker(void *context, const char *backend_endpoint) {
     void *socket = zmq_socket(context, ZMQ_DEALER);
     set_hwm(socket);
     if (zmq_connect(socket, backend_endpoint) != 0) fail("connect");
@@ -95,12 +98,56 @@ static int run_client(void *context, const char *frontend_endpoint, long total, 
     return 0;
 }
 
+// MDP/0.2 from a DEALER: "MDPC02", REQUEST (0x01), service, body; the broker answers
+// "MDPC02", FINAL (0x03), service, body. Requests carry no id, so latency is not measured
+// here: throughput only.
+static int run_mdp_client(void *context, const char *endpoint, long total, long window, const char *service, const char *body) {
+    void *socket = zmq_socket(context, ZMQ_DEALER);
+    set_hwm(socket);
+    if (zmq_connect(socket, endpoint) != 0) fail("connect");
+    const unsigned char request = 0x01;
+    long sent = 0, received = 0, failures = 0;
+    char reply[4096];
+    uint64_t started = 0;
+    for (long warmup = 0; warmup <= 1; warmup++) {
+        long goal = warmup == 0 ? (total < 1000 ? total : 1000) : total;
+        sent = received = 0;
+        if (warmup == 1) started = now_ns();
+        while (received < goal) {
+            while (sent < goal && sent - received < window) {
+                zmq_send(socket, "MDPC02", 6, ZMQ_SNDMORE);
+                zmq_send(socket, &request, 1, ZMQ_SNDMORE);
+                zmq_send(socket, service, strlen(service), ZMQ_SNDMORE);
+                if (zmq_send(socket, body, strlen(body), 0) < 0) fail("send");
+                sent++;
+            }
+            int more = 1, frame = 0, size = 0;
+            while (more) {
+                size = zmq_recv(socket, reply, sizeof reply, 0);
+                if (size < 0) fail("recv");
+                size_t more_size = sizeof more;
+                zmq_getsockopt(socket, ZMQ_RCVMORE, &more, &more_size);
+                frame++;
+            }
+            // The last frame is the outcome JSON; a failure says so.
+            if (frame != 4 || size < 0 || strstr(reply, "\"outcome\":\"success\"") == NULL) failures += warmup;
+            received++;
+        }
+    }
+    double seconds = (double)(now_ns() - started) / 1e9;
+    printf("{\"requests\":%ld,\"seconds\":%.3f,\"throughput\":%.0f,\"failures\":%ld}\n", total, seconds, (double)total / seconds, failures);
+    return failures > 0;
+}
+
 int main(int argc, char **argv) {
     void *context = zmq_ctx_new();
     if (argc == 4 && strcmp(argv[1], "proxy") == 0) return run_proxy(context, argv[2], argv[3]);
-    if (argc == 3 && strcmp(argv[1], "worker") == 0) return run_worker(context, argv[2]);
+    if (argc == 3 && strcmp(argv[1], "worker") == 0) run_worker(context, argv[2]);
     if (argc == 6 && strcmp(argv[1], "client") == 0)
         return run_client(context, argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
-    fprintf(stderr, "usage: relay proxy FRONTEND BACKEND | relay worker BACKEND | relay client FRONTEND N WINDOW SIZE\n");
+    if (argc == 7 && strcmp(argv[1], "mdp-client") == 0)
+        return run_mdp_client(context, argv[2], atol(argv[3]), atol(argv[4]), argv[5], argv[6]);
+    fprintf(stderr, "usage: relay proxy FRONTEND BACKEND | relay worker BACKEND | relay client FRONTEND N WINDOW SIZE"
+                    " | relay mdp-client ENDPOINT N WINDOW SERVICE BODY\n");
     return 2;
 }

@@ -32,7 +32,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var heldAcceptances: [ClientAddress: [String]] = [:]
     private var acceptanceOrder: [ClientAddress] = []
     /// Replies waiting for room in their client's queue, per routing id, in order.
-    private var backlogs: [[UInt8]: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
+    private var backlogs: [RoutingKey: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
     private var heldEvents: [StreamMessage] = []
     /// Topic prefixes someone subscribes to (XPUB tells each new one, and each one nobody
     /// subscribes to any more).
@@ -124,8 +124,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             flush()
         }
         let tickInterval = min(configuration.heartbeatInterval / 4, .milliseconds(100))
+        var lastTick = ContinuousClock.now
         runtime.schedule(after: tickInterval, repeating: tickInterval) { [unowned self] in
-            core.tick(now: .now)
+            let now = ContinuousClock.now
+            // A tick far later than scheduled means this thread was held up, not the workers.
+            let late = now - lastTick - tickInterval
+            if late > configuration.heartbeatInterval { core.excuseStall(late) }
+            lastTick = now
+            core.tick(now: now)
             flush()
         }
     }
@@ -328,7 +334,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     /// Sends a reply, behind any the client's backlog holds; a full queue starts a backlog.
     private func deliver(_ reply: ClientReply, to client: ClientAddress) {
-        if backlogs[client.routingID] != nil {
+        if backlogs[RoutingKey(client.routingID)] != nil {
             queue(reply, for: client)
             return
         }
@@ -343,11 +349,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private func queue(_ reply: ClientReply, for client: ClientAddress) {
         // A client that lets this many replies pile up is not reading them (an ActionClient's
         // window keeps its replies far below): drop rather than grow without bound.
-        guard backlogs[client.routingID, default: []].count < configuration.maxRepliesOwedPerClient else {
+        guard backlogs[RoutingKey(client.routingID), default: []].count < configuration.maxRepliesOwedPerClient else {
             core?.recordUndeliverableReply()
             return
         }
-        backlogs[client.routingID, default: []].append((reply, client))
+        backlogs[RoutingKey(client.routingID), default: []].append((reply, client))
     }
 
     /// Sends what the backlogs hold while their clients have room.

@@ -11,10 +11,10 @@ struct PendingRequest {
     /// The client to answer; updated when a retry arrives from a new connection. `nil` for a
     /// request recovered from the journal until its client sends it again.
     var client: ClientAddress? {
-        didSet { if owner == nil { owner = client?.routingID } }
+        didSet { if owner == nil { owner = client.map { RoutingKey($0.routingID) } } }
     }
     /// The connection whose share of the queue it counts against (the first to send it).
-    private(set) var owner: [UInt8]?
+    private(set) var owner: RoutingKey?
     /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
     /// among themselves in the order they were accepted.
     let order: UInt64
@@ -27,7 +27,7 @@ struct PendingRequest {
     init(request: WireRequest, client: ClientAddress?, order: UInt64, deadline: ContinuousClock.Instant) {
         self.request = request
         self.client = client
-        self.owner = client?.routingID
+        self.owner = client.map { RoutingKey($0.routingID) }
         self.order = order
         self.deadline = deadline
     }

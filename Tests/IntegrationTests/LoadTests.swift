@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// Load behaviour as processes: a burst far larger than the workers' credits, no worker at the
+/// start, must not collapse into resends. Counts are asserted, never times (figures live in
+/// benchmarks).
+@Suite("Load", .serialized, .timeLimit(.minutes(3)))
+struct LoadTests {
+    /// The numbers the coordinator reports, by name.
+    static func statistics(_ bus: BusFixture) throws -> [String: Int] {
+        let stats = try bus.start("stats-\(UUID().uuidString.prefix(6))", ["stats", "--json", "--coordinator", bus.clients])
+        try expect(stats.waitForExit() == 0, "stats failed: \(stats.stderr)")
+        return try JSONDecoder().decode([String: Int].self, from: Data(stats.stdout.utf8))
+    }
+
+    /// How many actions the workers ran, from the counts each logs as it stops.
+    static func actionsRun(_ workers: [BusProcess]) throws -> Int {
+        var total = 0
+        for worker in workers {
+            worker.signal(SIGTERM)
+            try expect(worker.waitForExit(timeout: .seconds(20)) != nil, "\(worker.name) did not stop")
+            guard let range = worker.stderr.range(of: #"worker\.completed=\d+"#, options: .regularExpression) else {
+                throw FixtureError(description: "\(worker.name) logged no final count: \(worker.stderr.suffix(500))")
+            }
+            total += Int(worker.stderr[range].split(separator: "=")[1])!
+        }
+        return total
+    }
+
+    @Test(arguments: [false, true])
+    func aBurstWithNoWorkerRunsEachActionOnceAndDeliversEachOutcomeOnce(journal: Bool) throws {
+        let bus = try BusFixture()
+        let count = 20_000
+        try bus.startCoordinator(["--no-worker-grace", "120"] + (journal ? [] : ["--no-journal"]))
+        let perform = try bus.start("burst", [
+            "perform", "Echo.say", "--input", #"{"text":"q"}"#, "--count", "\(count)", "--concurrency", "\(count)",
+            "--timeout", "120", "--json", "--coordinator", bus.clients,
+        ])
+        // The client's window is full and the rest waits in it; then the workers come.
+        try expect(waitUntil { (try? Self.statistics(bus)["queued"]) ?? 0 >= 5_000 }, "the burst was not queued")
+        let workers = try ["w1", "w2"].map { try bus.start($0, ["worker", "--coordinator", bus.workers, "--name", $0]) }
+        try expect(perform.waitForExit(timeout: .seconds(150)) != nil, "the burst did not finish")
+        #expect(perform.process.terminationStatus == 0, "\(perform.stderr.suffix(500))")
+
+        let outcomes = try OutcomeLine.parse(perform.stdoutLines)
+        #expect(outcomes.count == count)
+        #expect(Set(outcomes.map(\.request)).count == count, "each outcome delivered once")
+        #expect(outcomes.allSatisfy { $0.outcome == "success" })
+        let stats = try Self.statistics(bus)
+        #expect(stats["accepted"] == count, "\(stats)")
+        #expect(stats["duplicates"] == 0, "no resend while the coordinator answers: \(stats)")
+        #expect(stats["undeliverableReplies"] == 0, "\(stats)")
+        #expect(try Self.actionsRun(workers) == count, "each action ran once")
+    }
+
+    @Test func tenClientsAtOnceAreEachAnsweredOnce() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        let workers = try ["w1", "w2"].map { try bus.startWorker($0, coordinator: coordinator) }
+        let clients = try (1...10).map { index in
+            try bus.start("client-\(index)", [
+                "perform", "Echo.say", "--input", #"{"text":"c\#(index)"}"#, "--count", "2000", "--concurrency", "2000",
+                "--json", "--coordinator", bus.clients,
+            ])
+        }
+        var delivered: [String] = []
+        for client in clients {
+            try expect(client.waitForExit(timeout: .seconds(120)) != nil, "\(client.name) did not finish")
+            #expect(client.process.terminationStatus == 0, "\(client.stderr.suffix(300))")
+            delivered += try OutcomeLine.parse(client.stdoutLines).map(\.request)
+        }
+        #expect(delivered.count == 20_000)
+        #expect(Set(delivered).count == 20_000)
+        let stats = try Self.statistics(bus)
+        #expect(stats["duplicates"] == 0 && stats["undeliverableReplies"] == 0, "\(stats)")
+        #expect(try Self.actionsRun(workers) == 20_000)
+    }
+
+    @Test func anActionNobodyServesFailsFastWithASuggestion() throws {
+        let bus = try BusFixture()
+        // A short heartbeat shortens the start-up grace (workers finding a restarted coordinator).
+        let coordinator = try bus.startCoordinator(["--no-journal", "--heartbeat-ms", "100", "--no-worker-grace", "1"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--heartbeat-ms", "100"])
+        // Well within the request's 60 s: noWorker comes from the grace, not the deadline.
+        let perform = try bus.perform("Echo.sya", ["--timeout", "60", "--json"], timeout: .seconds(30))
+        #expect(perform.process.terminationStatus == 1)
+        let outcome = try OutcomeLine.parse(perform.stdoutLines).first
+        #expect(outcome?.error?.code == "noWorker", "\(perform.stdout) \(perform.stderr)")
+        #expect(outcome?.error?.message.contains("did you mean Echo.say?") == true, "\(String(describing: outcome?.error))")
+        #expect(outcome?.error?.message.contains("workers serve") == true)
+    }
+}

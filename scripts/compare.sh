@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Measures ActionBus against a bare libzmq relay, on this machine, in one run: the relay and the
+# bus carry the same messages at the same window, so only their ratio means anything (this
+# machine's wake-up latency moves by 3x between runs).
+#
+#   scripts/compare.sh [--quick] [--out FILE]
+#
+# Runs, each with CPU time per request for every process (from /proc):
+#   relay      C client -> zmq_proxy (ROUTER/DEALER) -> 2 C echo workers, 64-byte messages
+#   bus        actionbus coordinator + 2 workers + `actionbus bench`, Echo.say, 46-byte text:
+#              journal off, journal on, a Majordomo client (C, pipelined), 10 stream subscribers,
+#              one request in flight (interleaved with the relay's), and a burst of N requests
+#              with no worker at the start and two started later, from 1 and from 10 clients.
+# Writes a markdown report to FILE (default benchmarks/compare.md) and prints it. --quick runs
+# small counts, as CI's smoke run: it fails when something breaks, never on a number.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=false
+out=benchmarks/compare.md
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=true ;;
+        --out) out="$2"; shift ;;
+        *) echo "usage: scripts/compare.sh [--quick] [--out FILE]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+if $quick; then
+    requests=20000; window=1000; single=2000; burst=20000; rounds=1
+else
+    requests=300000; window=1000; single=20000; burst=1000000; rounds=3
+fi
+
+scripts/setup.sh >/dev/null
+swift build -c release --product actionbus 2>&1 | grep -E "error|Compiling|Build complete" | grep -v "^.*Compiling" || true
+bin="$PWD/.build/release/actionbus"
+test -x "$bin"
+mkdir -p .build-relay
+cc -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
+relay="$PWD/.build-relay/relay"
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+ticks_per_second=$(getconf CLK_TCK)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+# Microseconds of CPU per request: ticks used since `before`, over `count` requests.
+us_per_request() { python3 -c "print(f'{($2 - $1) * 1e6 / $ticks_per_second / $3:.1f}')"; }
+# Waits (bounded) until a TCP port accepts connections.
+wait_port() {
+    for _ in $(seq 1 100); do
+        python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $1), 0.1)" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "compare: nothing listens on port $1" >&2
+    return 1
+}
+stop() {
+    for pid in "$@"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "$@"; do wait "$pid" 2>/dev/null || true; done
+}
+
+report=()
+add() { report+=("$1"); }
+
+# --- the bare relay -------------------------------------------------------------------------
+
+relay_front=$(free_port); relay_back=$(free_port)
+"$relay" proxy "tcp://127.0.0.1:$relay_front" "tcp://127.0.0.1:$relay_back" & proxy_pid=$!; pids+=("$proxy_pid")
+"$relay" worker "tcp://127.0.0.1:$relay_back" & relay_w1=$!; pids+=("$relay_w1")
+"$relay" worker "tcp://127.0.0.1:$relay_back" & relay_w2=$!; pids+=("$relay_w2")
+wait_port "$relay_front"
+
+relay_run() {  # count window -> JSON line; sets relay_cpu
+    local before_proxy before_w1 before_w2 line
+    before_proxy=$(cpu_ticks "$proxy_pid"); before_w1=$(cpu_ticks "$relay_w1"); before_w2=$(cpu_ticks "$relay_w2")
+    line=$(/usr/bin/env time -f "%U %S" -o "$work/relay-client.time" "$relay" client "tcp://127.0.0.1:$relay_front" "$1" "$2" 64)
+    local client_seconds
+    client_seconds=$(awk '{print $1 + $2}' "$work/relay-client.time")
+    relay_cpu="proxy $(us_per_request "$before_proxy" "$(cpu_ticks "$proxy_pid")" "$1") µs, workers $(us_per_request "$((before_w1 + before_w2))" "$(( $(cpu_ticks "$relay_w1") + $(cpu_ticks "$relay_w2") ))" "$1") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / $1:.1f}')") µs"
+    echo "$line"
+}
+
+# --- the bus ---------------------------------------------------------------------------------
+
+bus_clients=""; bus_workers=""; bus_outcomes=""; coordinator_pid=""; worker_pids=()
+start_coordinator() {  # extra coordinator options...
+    bus_clients=$(free_port); bus_workers=$(free_port); bus_outcomes=$(free_port)
+    rm -rf "$work/data"
+    "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$bus_workers" \
+        --outcomes "tcp://127.0.0.1:$bus_outcomes" --log-level warning "$@" 2>>"$work/coordinator.log" &
+    coordinator_pid=$!; pids+=("$coordinator_pid")
+    wait_port "$bus_clients"
+}
+start_workers() {
+    worker_pids=()
+    for name in w1 w2; do
+        "$bin" worker --coordinator "tcp://127.0.0.1:$bus_workers" --credits 256 --name "$name" --log-level notice \
+            2>>"$work/workers.log" &
+        worker_pids+=($!); pids+=($!)
+    done
+}
+wait_workers() {  # until both registered (bounded)
+    for _ in $(seq 1 100); do
+        [ "$("$bin" stats --json --coordinator "tcp://127.0.0.1:$bus_clients" | python3 -c 'import json,sys; print(json.load(sys.stdin)["workers"])')" = 2 ] && return 0
+        sleep 0.1
+    done
+    echo "compare: workers did not register" >&2; return 1
+}
+stop_bus() { stop "${worker_pids[@]}" "$coordinator_pid"; }
+
+bus_run() {  # count window [bench options...] -> JSON line; sets bus_cpu
+    local count=$1 window=$2; shift 2
+    local before_c before_w
+    before_c=$(cpu_ticks "$coordinator_pid"); before_w=$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))
+    local line
+    line=$(/usr/bin/env time -f "%U %S" -o "$work/bench.time" "$bin" bench --requests "$count" --concurrency "$window" \
+        --warmup 2000 --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
+    local client_seconds
+    client_seconds=$(awk '{print $1 + $2}' "$work/bench.time")
+    bus_cpu="coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$count") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$count") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs"
+    echo "$line"
+}
+
+ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
+
+add "# ActionBus against a bare libzmq relay"
+add ""
+add "\`scripts/compare.sh$($quick && echo " --quick")\`, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, libzmq $(pkg-config --modversion libzmq), release build."
+add "Throughput in round trips per second; CPU is microseconds of CPU time per request, per process kind (both workers together)."
+add ""
+add "| run | relay | ActionBus | ratio | relay CPU per request | ActionBus CPU per request |"
+add "| --- | --- | --- | --- | --- | --- |"
+
+relay_line=$(relay_run "$requests" "$window"); relay_t=$(json_field "$relay_line" throughput); relay_cpu_main=$relay_cpu
+
+start_coordinator --no-journal
+start_workers; wait_workers
+bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput)
+add "| $window in flight, journal off | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+
+# Ten subscribers reading every outcome, on the same bus.
+subscriber_pids=()
+for _ in $(seq 1 10); do
+    "$bin" subscribe --json --outcomes "tcp://127.0.0.1:$bus_outcomes" >/dev/null 2>&1 &
+    subscriber_pids+=($!); pids+=($!)
+done
+sleep 1
+bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput)
+add "| $window in flight, 10 subscribers | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+stop "${subscriber_pids[@]}"
+
+# A plain Majordomo client, pipelined, the same window.
+before_c=$(cpu_ticks "$coordinator_pid")
+mdp_line=$("$relay" mdp-client "tcp://127.0.0.1:$bus_clients" "$requests" "$window" Echo.say '{"text":"a forty-six byte text, as the benchmarks use"}')
+mdp_t=$(json_field "$mdp_line" throughput)
+add "| $window in flight, Majordomo client | $relay_t/s | $mdp_t/s | $(ratio "$mdp_t" "$relay_t") | $relay_cpu_main | coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$requests") µs |"
+
+# One in flight, interleaved with the relay, medians of the rounds.
+relay_p50s=(); bus_p50s=()
+for _ in $(seq 1 "$rounds"); do
+    relay_p50s+=("$(json_field "$(relay_run "$single" 1)" p50Us)")
+    bus_p50s+=("$(json_field "$(bus_run "$single" 1)" p50Us)")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
+relay_p50=$(median "${relay_p50s[@]}"); bus_p50=$(median "${bus_p50s[@]}")
+add "| 1 in flight, p50 latency | ${relay_p50} µs | ${bus_p50} µs | $(ratio "$bus_p50" "$relay_p50") × the relay's | | |"
+stop_bus
+
+start_coordinator --data-dir "$work/data"
+start_workers; wait_workers
+bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput)
+add "| $window in flight, journal on | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+stop_bus
+stop "$proxy_pid" "$relay_w1" "$relay_w2"
+
+# --- bursts: no worker at the start, two started later ------------------------------------------
+
+add ""
+add "## Bursts of $burst requests, no worker at the start, two workers 3 s later"
+add ""
+add "| run | seconds | outcomes delivered | distinct | succeeded | accepted | actions run (workers) | duplicate sends | undeliverable replies | deferred replies |"
+add "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+
+burst_run() {  # label clients coordinator-options...
+    local label=$1 clients=$2; shift 2
+    start_coordinator --no-worker-grace 600 --max-queued-per-client 1000000 "$@"
+    : >"$work/workers.log"
+    local started per=$((burst / clients)) perform_pids=()
+    started=$(date +%s.%N)
+    for index in $(seq 1 "$clients"); do
+        "$bin" perform Echo.say --input '{"text":"q"}' --count "$per" --concurrency "$per" --timeout 600 --json \
+            --coordinator "tcp://127.0.0.1:$bus_clients" >"$work/burst-$index.out" 2>"$work/burst-$index.err" &
+        perform_pids+=($!); pids+=($!)
+    done
+    sleep 3
+    start_workers
+    local failed=0
+    for pid in "${perform_pids[@]}"; do wait "$pid" || failed=1; done
+    local seconds
+    seconds=$(python3 -c "import time; print(f'{time.time() - $started:.1f}')")
+    local stats
+    stats=$("$bin" stats --json --coordinator "tcp://127.0.0.1:$bus_clients")
+    stop_bus
+    local ran
+    ran=$(grep -o 'worker.completed=[0-9]*' "$work/workers.log" | cut -d= -f2 | paste -sd+ | bc)
+    python3 - "$work" "$clients" "$stats" <<'PY' >"$work/burst.txt"
+import json, sys, glob
+work, clients, stats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+lines = [json.loads(l) for i in range(1, clients + 1) for l in open(f"{work}/burst-{i}.out")]
+ids = {l["request"] for l in lines}
+ok = sum(1 for l in lines if l["outcome"] == "success")
+print(len(lines), len(ids), ok, stats["accepted"], stats["duplicates"], stats["undeliverableReplies"], stats["deferredReplies"])
+PY
+    read -r delivered distinct succeeded accepted duplicates undeliverable deferred <"$work/burst.txt"
+    add "| $label | $seconds | $delivered | $distinct | $succeeded | $accepted | ${ran:-?} | $duplicates ($(python3 -c "print(f'{100 * $duplicates / max(1, $burst):.2f}')") %) | $undeliverable | $deferred |"
+    if [ "$failed" = 1 ] || [ "$delivered" != "$burst" ] || [ "$distinct" != "$burst" ]; then
+        echo "compare: the burst '$label' lost or duplicated outcomes (see above)" >&2
+        burst_failed=1
+    fi
+}
+burst_failed=0
+burst_run "1 client, journal off" 1 --no-journal
+burst_run "1 client, journal on" 1 --data-dir "$work/data"
+burst_run "10 clients, journal off" 10 --no-journal
+burst_run "10 clients, journal on" 10 --data-dir "$work/data"
+
+mkdir -p "$(dirname "$out")"
+printf '%s\n' "${report[@]}" | tee "$out"
+exit "$burst_failed"
