@@ -399,8 +399,9 @@ public final class CoordinatorCore {
             case .queued where now >= pending.deadline:
                 expired.append((requestID, pending))
             case .queued:
-                // The early check of a request no registered worker served when it came.
-                if isServed(pending.request.action) {
+                // The early check of a request no registered worker served when it came; one
+                // that has been delivered since was served, and waits for its deadline.
+                if pending.deliveries > 0 || isServed(pending.request.action) {
                     deadlines.insert(requestID, at: pending.deadline)
                 } else {
                     expired.append((requestID, pending))

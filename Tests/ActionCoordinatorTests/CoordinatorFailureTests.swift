@@ -28,7 +28,7 @@ struct CoordinatorFailureTests {
         let h = CoordinatorHarness {
             $0.noWorkerGrace = .seconds(2); $0.heartbeatInterval = .seconds(1); $0.heartbeatLiveness = 3
         }
-        h.ready(w1, actions: ["Echo.say", "Math.fibonacci"])
+        h.ready(w1, actions: ["Echo.say", "Math.fibonacci"], at: .seconds(10))
         // Past the start-up grace (2 s + 4 heartbeats for workers to find a restarted coordinator).
         h.perform("typo", action: "Echo.sya", timeoutMilliseconds: 60_000, at: .seconds(10))
         h.tick(at: .milliseconds(11_900))
@@ -44,7 +44,7 @@ struct CoordinatorFailureTests {
         let h = CoordinatorHarness { $0.noWorkerGrace = .seconds(2) }
         h.perform("early", timeoutMilliseconds: 60_000, at: .seconds(10))
         h.ready(w1, at: .seconds(11))
-        h.tick(at: .seconds(30))
+        h.tick(at: .milliseconds(12_500))
         #expect(h.requestIDs(to: w1) == ["early"])
         #expect(h.outcome("early") == nil)
     }
