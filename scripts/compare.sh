@@ -80,13 +80,16 @@ relay_front=$(free_port); relay_back=$(free_port)
 "$relay" worker "tcp://127.0.0.1:$relay_back" & relay_w2=$!; pids+=("$relay_w2")
 wait_port "$relay_front"
 
-relay_run() {  # count window -> JSON line; sets relay_cpu
+# Each run prints its JSON line and leaves its CPU figures in $work/cpu (runs are subshells).
+last_cpu() { cat "$work/cpu"; }
+
+relay_run() {  # count window -> JSON line
     local before_proxy before_w1 before_w2 line
     before_proxy=$(cpu_ticks "$proxy_pid"); before_w1=$(cpu_ticks "$relay_w1"); before_w2=$(cpu_ticks "$relay_w2")
     line=$(/usr/bin/env time -f "%U %S" -o "$work/relay-client.time" "$relay" client "tcp://127.0.0.1:$relay_front" "$1" "$2" 64)
     local client_seconds
     client_seconds=$(awk '{print $1 + $2}' "$work/relay-client.time")
-    relay_cpu="proxy $(us_per_request "$before_proxy" "$(cpu_ticks "$proxy_pid")" "$1") µs, workers $(us_per_request "$((before_w1 + before_w2))" "$(( $(cpu_ticks "$relay_w1") + $(cpu_ticks "$relay_w2") ))" "$1") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / $1:.1f}')") µs"
+    echo "proxy $(us_per_request "$before_proxy" "$(cpu_ticks "$proxy_pid")" "$1") µs, workers $(us_per_request "$((before_w1 + before_w2))" "$(( $(cpu_ticks "$relay_w1") + $(cpu_ticks "$relay_w2") ))" "$1") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / $1:.1f}')") µs" >"$work/cpu"
     echo "$line"
 }
 
@@ -118,7 +121,7 @@ wait_workers() {  # until both registered (bounded)
 }
 stop_bus() { stop "${worker_pids[@]}" "$coordinator_pid"; }
 
-bus_run() {  # count window [bench options...] -> JSON line; sets bus_cpu
+bus_run() {  # count window [bench options...] -> JSON line
     local count=$1 window=$2; shift 2
     local before_c before_w
     before_c=$(cpu_ticks "$coordinator_pid"); before_w=$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))
@@ -127,7 +130,7 @@ bus_run() {  # count window [bench options...] -> JSON line; sets bus_cpu
         --warmup 2000 --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
     local client_seconds
     client_seconds=$(awk '{print $1 + $2}' "$work/bench.time")
-    bus_cpu="coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$count") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$count") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs"
+    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$count") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$count") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs" >"$work/cpu"
     echo "$line"
 }
 
@@ -141,11 +144,11 @@ add ""
 add "| run | relay | ActionBus | ratio | relay CPU per request | ActionBus CPU per request |"
 add "| --- | --- | --- | --- | --- | --- |"
 
-relay_line=$(relay_run "$requests" "$window"); relay_t=$(json_field "$relay_line" throughput); relay_cpu_main=$relay_cpu
+relay_line=$(relay_run "$requests" "$window"); relay_t=$(json_field "$relay_line" throughput); relay_cpu_main=$(last_cpu)
 
 start_coordinator --no-journal
 start_workers; wait_workers
-bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput)
+bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
 add "| $window in flight, journal off | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
 
 # Ten subscribers reading every outcome, on the same bus.
@@ -155,7 +158,7 @@ for _ in $(seq 1 10); do
     subscriber_pids+=($!); pids+=($!)
 done
 sleep 1
-bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput)
+bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
 add "| $window in flight, 10 subscribers | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
 stop "${subscriber_pids[@]}"
 
@@ -178,7 +181,7 @@ stop_bus
 
 start_coordinator --data-dir "$work/data"
 start_workers; wait_workers
-bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput)
+bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
 add "| $window in flight, journal on | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
 stop_bus
 stop "$proxy_pid" "$relay_w1" "$relay_w2"
