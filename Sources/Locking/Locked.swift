@@ -1,24 +1,56 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A value guarded by a lock, shareable across threads.
 ///
-/// Built on `NSLock` (a pthread mutex) rather than `Synchronization.Mutex` on purpose: on
-/// Linux `Mutex` waits on a raw futex that ThreadSanitizer cannot see, so every access it
-/// guards is reported as a race, which would hide real ones. State machines live inside and
-/// change only through `withLock`.
+/// Built on a pthread mutex rather than `Synchronization.Mutex` on purpose: on Linux `Mutex`
+/// waits on a raw futex that ThreadSanitizer cannot see, so every access it guards is reported
+/// as a race, which would hide real ones. The mutex lives inside the same allocation as the
+/// value (a `ManagedBuffer`), so a `Locked` costs one allocation, not the three of a class
+/// holding an `NSLock`: several are made per request on the bus's hot path. State machines
+/// live inside and change only through `withLock`.
 public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    private let storage: LockedStorage<Value>
 
     /// Guards `value`.
     public init(_ value: Value) {
-        self.value = value
+        storage = LockedStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
     public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withLock(body)
+    }
+}
+
+/// The value (header) and its mutex (the single element) in one allocation.
+final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> LockedStorage<Value> {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
+        // `create` is declared on ManagedBuffer; the instance is of this subclass.
+        return unsafeDowncast(buffer, to: LockedStorage<Value>.self)
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
+    }
+
+    @inline(__always)
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
     }
 }
