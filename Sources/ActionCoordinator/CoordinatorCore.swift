@@ -105,7 +105,7 @@ public final class CoordinatorCore {
         for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
             let request = recovered.request
             nextOrder += 1
-            var pending = PendingRequest(
+            let pending = PendingRequest(
                 request: request, client: nil, order: nextOrder,
                 deadline: now + .milliseconds(Int64((recovered.deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
             )
@@ -141,7 +141,12 @@ public final class CoordinatorCore {
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
         case .acknowledge(let requestIDs):
-            for requestID in requestIDs { completed.acknowledge(requestID) }
+            // An id the client made itself (`clientID:n`, its client id being its routing id)
+            // is never sent again once acknowledged; an idempotency key may be, from anywhere.
+            let ownPrefix = client.routingID + [UInt8(ascii: ":")]
+            for requestID in requestIDs {
+                completed.acknowledge(requestID, keep: !requestID.utf8.starts(with: ownPrefix))
+            }
         case .stacks(let queryID, let session):
             let report = stacks.report(sessionName: session.isEmpty ? nil : session)
             let json = (try? report.jsonData()).map { Array($0) } ?? Array("{\"stacks\":[]}".utf8)
@@ -165,7 +170,7 @@ public final class CoordinatorCore {
         if requests[request.requestID] != nil {
             // A resend of a request still in progress: answer to wherever the client is now.
             counters.duplicates += 1
-            requests[request.requestID]?.client = client
+            requests[request.requestID]!.client = client
             outbox.send(.accepted(requestID: request.requestID), to: client)
             return
         }
@@ -221,7 +226,7 @@ public final class CoordinatorCore {
             // The worker's credit stays out until it answers; its late result is discarded.
             _ = outbox.send(.cancel(requestID: requestID), to: worker)
         }
-        requests[requestID]?.client = client
+        pending.client = client
         finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.cancelled, message: "cancelled by the client"))
         dispatch(now: now)
     }
@@ -318,7 +323,7 @@ public final class CoordinatorCore {
         }
         var requeued: [PendingRequest] = []
         for requestID in worker.inFlight {
-            guard var pending = requests[requestID], pending.placement == .running(on: id) else { continue }
+            guard let pending = requests[requestID], pending.placement == .running(on: id) else { continue }
             if countingDelivery && pending.deliveries >= configuration.maxDeliveries {
                 let message = "the request was delivered \(pending.deliveries) times and its worker died each time"
                 finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message))
@@ -330,7 +335,6 @@ public final class CoordinatorCore {
                 pending.deliveries -= 1
             }
             pending.placement = .queued
-            requests[requestID] = pending
             requeued.append(pending)
         }
         counters.redelivered += requeued.count
@@ -546,11 +550,10 @@ public final class CoordinatorCore {
 
     /// Returns `false` when the worker could not be reached and was removed.
     private func send(_ requestID: String, to worker: WorkerID, now: ContinuousClock.Instant) -> Bool {
-        guard var pending = requests[requestID] else { return true }
+        guard let pending = requests[requestID] else { return true }
         pending.placement = .running(on: worker)
         pending.deliveries += 1
         if !pending.request.session.isEmpty { sessions[pending.request.session]?.lastUsed = now }
-        requests[requestID] = pending
         workers[worker]?.inFlight.insert(requestID)
         freeCredits -= 1
         var request = pending.request
@@ -585,8 +588,10 @@ public final class CoordinatorCore {
         counters.completed += 1
         outbox.journal(.finished(outcome))
         recordStack(outcome)
-        let sequences = sequencer.next(for: outcome)
         if outbox.hasSubscribers {
+            // Numbered only while someone listens: a subscriber checks gaps from the first
+            // number it gets, so numbers nobody saw need not exist.
+            let sequences = sequencer.next(for: outcome)
             let topics = OutcomeTopic.topics(for: outcome)
             outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
             outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))

@@ -24,7 +24,19 @@ struct FrameReader<Frames: WireFrames> {
 
     /// A name, checked by ``WireName``.
     mutating func name(_ field: String, allowEmpty: Bool = false) throws(WireError) -> String {
-        try WireName.validate(try next(field), field: "\(command) \(field)", limits: limits, allowEmpty: allowEmpty)
+        let command = self.command
+        return try WireName.validate(try next(field), field: "\(command) \(field)", limits: limits, allowEmpty: allowEmpty)
+    }
+
+    /// A content type: a name, with the usual one (`application/json`) shared rather than
+    /// made anew for every message.
+    mutating func contentType() throws(WireError) -> String {
+        let json = WireRequest.json.utf8
+        if index < frames.count, frames.frame(at: index).elementsEqual(json) {
+            index += 1
+            return WireRequest.json
+        }
+        return try name("content type")
     }
 
     /// Free text such as an error message: UTF-8, at most `maxBodyBytes`.

@@ -8,21 +8,22 @@
 public enum WireName {
     /// The name in `bytes` as text, or the reason it is not a valid name.
     ///
-    /// - Parameter field: what the name is, as error messages call it (`"PERFORM action"`).
+    /// - Parameter field: what the name is, as error messages call it (`"PERFORM action"`);
+    ///   made only for an error message, never on the path that accepts.
     public static func validate<Bytes: Collection<UInt8>>(
-        _ bytes: Bytes, field: String, limits: WireLimits = WireLimits(), allowEmpty: Bool = false
+        _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits = WireLimits(), allowEmpty: Bool = false
     ) throws(WireError) -> String {
         guard bytes.count <= limits.maxNameBytes else {
-            throw WireError(.oversize, "\(field) has \(bytes.count) bytes, limit \(limits.maxNameBytes)")
+            throw WireError(.oversize, "\(field()) has \(bytes.count) bytes, limit \(limits.maxNameBytes)")
         }
         guard allowEmpty || !bytes.isEmpty else {
-            throw WireError(.invalidField, "\(field) is empty")
+            throw WireError(.invalidField, "\(field()) is empty")
         }
         guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            throw WireError(.invalidField, "\(field) contains a control character")
+            throw WireError(.invalidField, "\(field()) contains a control character")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw WireError(.invalidUTF8, "\(field) is not valid UTF-8")
+            throw WireError(.invalidUTF8, "\(field()) is not valid UTF-8")
         }
         return text
     }

@@ -98,7 +98,7 @@ public struct WireOutcome: Sendable, Hashable {
         closeActionStack = flags & 1 == 1
         switch kind {
         case 0:
-            let contentType = try reader.name("content type")
+            let contentType = try reader.contentType()
             result = .success(contentType: contentType, output: Array(try reader.body("output")))
         case 1:
             let code = try reader.name("error code")

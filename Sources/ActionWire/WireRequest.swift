@@ -77,7 +77,7 @@ public struct WireRequest: Sendable, Hashable {
         }
         session = try reader.name("session", allowEmpty: true)
         timeoutMilliseconds = try reader.uint32("timeout")
-        contentType = try reader.name("content type")
+        contentType = try reader.contentType()
         input = Array(try reader.body("input"))
     }
 }

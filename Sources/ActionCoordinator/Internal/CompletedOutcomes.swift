@@ -42,9 +42,10 @@ struct CompletedOutcomes {
         }
     }
 
-    /// The client has the outcome: it becomes recent (and may be evicted).
-    mutating func acknowledge(_ requestID: String) {
-        if let entry = owed.removeValue(forKey: requestID) { keepRecent(entry.outcome) }
+    /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
+    /// not `keep` (no one can ask for it again).
+    mutating func acknowledge(_ requestID: String, keep: Bool = true) {
+        if let entry = owed.removeValue(forKey: requestID), keep { keepRecent(entry.outcome) }
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (call it now and then: it

@@ -1,7 +1,10 @@
 import ActionWire
 
 /// An accepted request the coordinator has not answered yet.
-struct PendingRequest {
+///
+/// A class: the coordinator changes it in place (placement, deliveries, client) several times
+/// in its life, and a struct this size would be copied out of and back into the table each time.
+final class PendingRequest {
     enum Placement: Equatable {
         case queued
         case running(on: WorkerID)
