@@ -38,7 +38,8 @@ swift build -c release --product actionbus 2>&1 | grep -E "error|Compiling|Build
 bin="$PWD/.build/release/actionbus"
 test -x "$bin"
 mkdir -p .build-relay
-cc -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
+# Any C compiler: the Swift toolchain's clang will do where the system has no cc.
+"$(command -v cc || command -v clang)" -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
 relay="$PWD/.build-relay/relay"
 
 work=$(mktemp -d)
@@ -55,6 +56,17 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 # Microseconds of CPU per request: ticks used since `before`, over `count` requests.
 us_per_request() { python3 -c "print(f'{($2 - $1) * 1e6 / $ticks_per_second / $3:.1f}')"; }
+# Runs a command, prints its output, and writes its CPU seconds (user + system) to FILE.
+with_cpu() {  # FILE command...
+    python3 -c '
+import resource, subprocess, sys
+result = subprocess.run(sys.argv[2:], stdout=subprocess.PIPE, text=True)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write(f"{usage.ru_utime + usage.ru_stime}\n")
+sys.stdout.write(result.stdout)
+sys.exit(result.returncode)
+' "$@"
+}
 # Waits (bounded) until a TCP port accepts connections.
 wait_port() {
     for _ in $(seq 1 100); do
@@ -86,9 +98,9 @@ last_cpu() { cat "$work/cpu"; }
 relay_run() {  # count window -> JSON line
     local before_proxy before_w1 before_w2 line
     before_proxy=$(cpu_ticks "$proxy_pid"); before_w1=$(cpu_ticks "$relay_w1"); before_w2=$(cpu_ticks "$relay_w2")
-    line=$(/usr/bin/env time -f "%U %S" -o "$work/relay-client.time" "$relay" client "tcp://127.0.0.1:$relay_front" "$1" "$2" 64)
+    line=$(with_cpu "$work/relay-client.time" "$relay" client "tcp://127.0.0.1:$relay_front" "$1" "$2" 64)
     local client_seconds
-    client_seconds=$(awk '{print $1 + $2}' "$work/relay-client.time")
+    client_seconds=$(cat "$work/relay-client.time")
     echo "proxy $(us_per_request "$before_proxy" "$(cpu_ticks "$proxy_pid")" "$1") µs, workers $(us_per_request "$((before_w1 + before_w2))" "$(( $(cpu_ticks "$relay_w1") + $(cpu_ticks "$relay_w2") ))" "$1") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / $1:.1f}')") µs" >"$work/cpu"
     echo "$line"
 }
@@ -126,10 +138,10 @@ bus_run() {  # count window [bench options...] -> JSON line
     local before_c before_w
     before_c=$(cpu_ticks "$coordinator_pid"); before_w=$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))
     local line
-    line=$(/usr/bin/env time -f "%U %S" -o "$work/bench.time" "$bin" bench --requests "$count" --concurrency "$window" \
+    line=$(with_cpu "$work/bench.time" "$bin" bench --requests "$count" --concurrency "$window" \
         --warmup 2000 --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
     local client_seconds
-    client_seconds=$(awk '{print $1 + $2}' "$work/bench.time")
+    client_seconds=$(cat "$work/bench.time")
     echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$count") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$count") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs" >"$work/cpu"
     echo "$line"
 }
@@ -215,7 +227,7 @@ burst_run() {  # label clients coordinator-options...
     stats=$("$bin" stats --json --coordinator "tcp://127.0.0.1:$bus_clients")
     stop_bus
     local ran
-    ran=$(grep -o 'worker.completed=[0-9]*' "$work/workers.log" | cut -d= -f2 | paste -sd+ | bc)
+    ran=$(grep -o 'worker.completed=[0-9]*' "$work/workers.log" | cut -d= -f2 | awk '{sum += $1} END {print sum}')
     python3 - "$work" "$clients" "$stats" <<'PY' >"$work/burst.txt"
 import json, sys, glob
 work, clients, stats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])

@@ -18,3 +18,8 @@ swift test --no-parallel
 # The sanitized build lives in its own folder so the two builds never invalidate each other.
 echo "== swift test --sanitize=thread (ActionCore, ZeroMQ)"
 swift test --scratch-path .build-tsan --sanitize=thread --filter 'ActionCoreTests|ZeroMQTests'
+
+# A smoke run of the relay comparison (release build): it fails when something breaks (a lost
+# or duplicated outcome in a burst), never on a number.
+echo "== scripts/compare.sh --quick"
+scripts/compare.sh --quick --out .build/compare-quick.md

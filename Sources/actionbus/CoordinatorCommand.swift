@@ -57,6 +57,8 @@ struct CoordinatorTuning: ParsableArguments {
     var maxMessageBytes = 1 << 20
     @Option(help: "Outcome messages queued per subscriber before the stream drops (and counts) for it.")
     var outcomeHwm: Int32 = 10_000
+    @Option(help: "Messages queued per client or worker connection; replies past it wait in the coordinator.")
+    var peerHwm: Int32 = 100_000
 
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
@@ -68,11 +70,12 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.maxDeliveries = maxDeliveries
         configuration.maxMessageBytes = maxMessageBytes
         configuration.outcomeHighWaterMark = outcomeHwm
+        configuration.peerHighWaterMark = peerHwm
         return configuration
     }
 
     func validate() throws {
-        guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0,
+        guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
               maxTimeout > 0, noWorkerGrace >= 0 else {
             throw ValidationError("""
                 --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \

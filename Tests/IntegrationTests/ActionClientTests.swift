@@ -37,6 +37,16 @@ struct ActionClientTests {
         await client.close()
     }
 
+    @Test func clientsDraw128BitIdsThatDoNotCollide() async throws {
+        let bus = try BusFixture()
+        let clients = try (0..<50).map { _ in try makeClient(bus) }
+        let ids = clients.map(\.clientID)
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        #expect(Set(ids).count == ids.count)
+        #expect(clients[0].makeRequestID() == "\(ids[0]):1")
+        for client in clients { await client.close() }
+    }
+
     @Test func callbacksRunOnTheChosenQueue() async throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()

@@ -1,0 +1,81 @@
+import ActionWire
+import Foundation
+import Testing
+import ZeroMQ
+
+/// What happens when a client does not keep up, and when the coordinator itself stalls.
+@Suite("Flow control and stalls", .serialized, .timeLimit(.minutes(2)))
+struct FlowControlTests {
+    /// A client that reads nothing while its replies pile up far past both high-water marks
+    /// still gets every reply, in order, once it reads: nothing is dropped at the mark.
+    @Test func repliesToALiveClientThatFallsBehindWaitInsteadOfBeingDropped() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal", "--peer-hwm", "50"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--credits", "64"])
+        let context = try ZMQContext()
+        let dealer = try Socket(context, type: .dealer)
+        defer { dealer.close() }
+        try dealer.setOption(.receiveHighWaterMark, 10)
+        try dealer.setOption(.sendHighWaterMark, 10_000)
+        try dealer.setOption(.routingID, Array("slow-reader".utf8))
+        try dealer.setOption(.receiveTimeout, 10_000)
+        try dealer.connect(bus.clients)
+
+        let count = 3_000
+        for n in 1...count {
+            var frames = WireFrameList()
+            ClientMessage.perform(WireRequest(
+                requestID: "slow-reader:\(n)", action: "Echo.say", timeoutMilliseconds: 60_000, input: Array(#"{"text":"x"}"#.utf8)
+            )).encode(into: &frames)
+            try dealer.send(Multipart(frames.frames))
+        }
+        // Every request finishes while the client reads nothing: the replies wait.
+        try expect(waitUntil(timeout: .seconds(60)) { (try? LoadTests.statistics(bus)["completed"]) == count },
+                   "the requests did not complete: \(try LoadTests.statistics(bus))")
+        let waiting = try LoadTests.statistics(bus)
+        #expect(waiting["deferredReplies", default: 0] > 0, "the test never filled the client's queue: \(waiting)")
+
+        var outcomes: [String] = []
+        var accepted: Set<String> = []
+        while outcomes.count < count {
+            let message = try dealer.receiveMultipart()
+            switch try ClientReply.decode(WireFrameList(message.frames)) {
+            case .accepted(let requestIDs):
+                accepted.formUnion(requestIDs)
+            case .outcome(let outcome):
+                #expect(accepted.contains(outcome.requestID), "ACCEPTED comes before the OUTCOME")
+                outcomes.append(outcome.requestID)
+            default:
+                break
+            }
+        }
+        #expect(Set(outcomes).count == count)
+        let after = try LoadTests.statistics(bus)
+        #expect(after["undeliverableReplies"] == 0, "\(after)")
+    }
+
+    /// A coordinator frozen past its workers' liveness (SIGSTOP, as a long fsync or a VM pause
+    /// would) does not count its workers dead: the running request finishes once, on the same
+    /// worker, and nothing is redelivered.
+    @Test func aCoordinatorStallIsNotTheDeathOfItsWorkers() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal", "--heartbeat-ms", "200"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--heartbeat-ms", "200"])
+        let perform = try bus.start("perform", [
+            "perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--timeout", "30", "--json", "--coordinator", bus.clients,
+        ])
+        try expect(waitUntil { (try? LoadTests.statistics(bus)["running"]) == 1 }, "the request did not start")
+        coordinator.signal(SIGSTOP)
+        // Past the worker's liveness (3 × 200 ms) several times over: it reconnects meanwhile.
+        Thread.sleep(forTimeInterval: 2)
+        coordinator.signal(SIGCONT)
+        try expect(perform.waitForExit(timeout: .seconds(30)) != nil, "the perform did not finish")
+        #expect(perform.process.terminationStatus == 0, "\(perform.stdout) \(perform.stderr)")
+        let outcomes = try OutcomeLine.parse(perform.stdoutLines)
+        #expect(outcomes.map(\.worker) == ["w1"])
+        let stats = try LoadTests.statistics(bus)
+        #expect(stats["workersExpired"] == 0, "\(stats)")
+        #expect(stats["redelivered"] == 0, "\(stats)")
+        #expect(stats["stalls", default: 0] >= 1, "\(stats)")
+    }
+}
