@@ -248,6 +248,12 @@ public final class CoordinatorCore {
             return
         }
         workers[id]?.lastHeard = now
+        if workers[id]?.isUnreachable == true {
+            // Back (its new connection took over the routing id): its credits return.
+            workers[id]?.isUnreachable = false
+            freeCredits += workers[id]?.freeCredits ?? 0
+            dispatch(now: now)
+        }
         switch message {
         case .ready:
             break
@@ -345,6 +351,18 @@ public final class CoordinatorCore {
         dispatch(now: now)
     }
 
+    /// Its connection is gone. That is not yet its death: a worker reconnects under the same
+    /// routing id (after a coordinator stall, say) and what it runs still comes back. Until it
+    /// is heard from again it gets nothing; if it never is, it expires like any silent worker.
+    private func markUnreachable(_ id: WorkerID) {
+        guard let worker = workers[id], !worker.isUnreachable else { return }
+        freeCredits -= worker.freeCredits
+        workers[id]?.isUnreachable = true
+        logger.info("worker unreachable; waiting for it to reconnect or expire", metadata: [
+            "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)",
+        ])
+    }
+
     // MARK: Time
 
     /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
@@ -359,14 +377,7 @@ public final class CoordinatorCore {
                 removeWorker(id, countingDelivery: true, now: now)
             } else if now - worker.lastHeartbeatSent >= configuration.heartbeatInterval {
                 workers[id]?.lastHeartbeatSent = now
-                if !outbox.send(.heartbeat, to: id) {
-                    // Its connection is gone (libzmq dropped the peer): it died with what it held.
-                    counters.workersExpired += 1
-                    logger.warning("worker lost", metadata: [
-                        "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)", "worker.reason": "disconnected",
-                    ])
-                    removeWorker(id, countingDelivery: true, now: now)
-                }
+                if !outbox.send(.heartbeat, to: id) { markUnreachable(id) }
             }
         }
         expireDeadlines(now: now)
@@ -490,14 +501,11 @@ public final class CoordinatorCore {
                 waiting.remove(at: index)
             case .blocked:
                 index += 1
-            case .workerLost:
-                // An unreachable worker was removed and everything redispatched; this pass is stale.
-                return
             }
         }
     }
 
-    private enum LaneProgress { case emptied, blocked, workerLost }
+    private enum LaneProgress { case emptied, blocked }
 
     private func dispatchLane(_ lane: Lane, now: ContinuousClock.Instant) -> LaneProgress {
         while let requestID = lanes[lane]?.first {
@@ -509,7 +517,9 @@ public final class CoordinatorCore {
             guard freeCredits > 0, let worker = chooseWorker(for: pending.request, now: now) else { return .blocked }
             lanes[lane]!.removeFirst()
             queuedCount -= 1
-            guard send(requestID, to: worker, now: now) else { return .workerLost }
+            // A send that failed put the request back at the head of its lane and took the
+            // worker out of the pool: the next turn of the loop chooses again.
+            send(pending, to: worker, now: now)
         }
         return .emptied
     }
@@ -548,28 +558,24 @@ public final class CoordinatorCore {
         return chosen
     }
 
-    /// Returns `false` when the worker could not be reached and was removed.
-    private func send(_ requestID: String, to worker: WorkerID, now: ContinuousClock.Instant) -> Bool {
-        guard let pending = requests[requestID] else { return true }
+    /// Sends a queued request to `worker`; when the worker cannot be reached, the request goes
+    /// back to the head of its lane, uncounted, and the worker is taken out of the pool.
+    private func send(_ pending: PendingRequest, to worker: WorkerID, now: ContinuousClock.Instant) {
+        let requestID = pending.request.requestID
         pending.placement = .running(on: worker)
         pending.deliveries += 1
         if !pending.request.session.isEmpty { sessions[pending.request.session]?.lastUsed = now }
         workers[worker]?.inFlight.insert(requestID)
         freeCredits -= 1
         var request = pending.request
-        let remaining = pending.deadline - now
-        request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(remaining)
-        if !outbox.send(.request(request), to: worker) {
-            // Gone before this request reached it: requeue without counting a delivery.
-            counters.workersExpired += 1
-            logger.warning("worker lost", metadata: [
-                "worker.name": "\(workers[worker]?.name ?? "?")", "worker.inFlight": "\(workers[worker]?.inFlight.count ?? 0)",
-                "worker.reason": "unreachable",
-            ])
-            removeWorker(worker, countingDelivery: false, now: now)
-            return false
-        }
-        return true
+        request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(pending.deadline - now)
+        guard !outbox.send(.request(request), to: worker) else { return }
+        workers[worker]?.inFlight.remove(requestID)
+        freeCredits += 1
+        pending.placement = .queued
+        pending.deliveries -= 1
+        enqueue(pending, atHead: true)
+        markUnreachable(worker)
     }
 
     // MARK: Outcomes

@@ -188,18 +188,37 @@ struct CoordinatorRoutingTests {
         #expect(h.requestIDs(to: w1) == ["s1", "s2"])
     }
 
-    @Test func aWorkerThatCannotBeReachedIsDroppedAndItsRequestGoesElsewhere() {
+    @Test func aWorkerThatCannotBeReachedGetsNothingMoreAndItsRequestGoesElsewhere() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 5)
         h.outbox.unreachable = [w1]
         h.perform("r1")
         #expect(h.requestIDs(to: w1) == ["r1"])
-        #expect(h.core.statistics.workers == 0)
+        // Not dead yet (it may be reconnecting under its routing id), but out of the pool.
+        #expect(h.core.statistics.workers == 1)
         #expect(h.core.statistics.queued == 1)
+        h.perform("r2")
+        #expect(h.requestIDs(to: w1) == ["r1"])
         h.ready(w2, credits: 5)
-        #expect(h.requestIDs(to: w2) == ["r1"])
+        #expect(h.requestIDs(to: w2) == ["r1", "r2"])
         h.complete(h.requests(to: w2)[0], on: w2)
         #expect(h.outcome("r1")?.isSuccess == true)
+        // Silent past the liveness, it expires like any worker.
+        h.worker(w2, sends: .heartbeat, at: .seconds(3))
+        h.tick(at: .seconds(4))
+        #expect(h.core.statistics.workers == 1)
+    }
+
+    @Test func anUnreachableWorkerThatIsHeardFromAgainGetsWorkAgain() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 5)
+        h.outbox.unreachable = [w1]
+        h.perform("r1")
+        h.outbox.unreachable = []
+        h.worker(w1, sends: .heartbeat)
+        #expect(h.requestIDs(to: w1) == ["r1", "r1"])
+        #expect(h.core.statistics.running == 1)
+        #expect(h.core.statistics.redelivered == 0)
     }
 
     @Test func aSessionKeepsItsOrderWhenItsHostTurnsOutUnreachableMidDispatch() {
@@ -208,15 +227,19 @@ struct CoordinatorRoutingTests {
         h.ready(w2, credits: 1, actions: ["Math.fibonacci"])
         h.perform("s1", action: "Echo.say", session: "s")
         #expect(h.requestIDs(to: w1) == ["s1"])
-        h.perform("u", action: "Nope.x")                     // waits ahead of s2, served by nobody
+        h.perform("u", action: "Nope.x")                     // waits, served by nobody
         h.outbox.unreachable = [w1]
         h.perform("s2", action: "Math.fibonacci", session: "s")
-        // Sending s2 to w1 fails: w1 is dropped and s1 goes back to the queue. s2 must wait
-        // behind s1 (only w1 served Echo.say), not jump ahead to w2.
-        #expect(h.core.statistics.workers == 1)
+        // Sending s2 to w1 fails: w1 leaves the pool and s2 goes back to its lane. s2 must wait
+        // for its session's host, not jump ahead to w2.
+        #expect(h.core.statistics.workers == 2)
         #expect(h.requests(to: w2).isEmpty)
-        #expect(h.core.statistics.queued == 3)
-        h.ready(w3, credits: 5, actions: ["Echo.say", "Math.fibonacci"])
+        #expect(h.core.statistics.queued == 2)
+        // w1 never comes back: it expires, s1 is requeued ahead of s2, both go to w3 in order.
+        h.ready(w3, credits: 5, actions: ["Echo.say", "Math.fibonacci"], at: .milliseconds(3_500))
+        h.worker(w2, sends: .heartbeat, at: .milliseconds(3_500))
+        h.tick(at: .seconds(4))
         #expect(h.requestIDs(to: w3) == ["s1", "s2"])
+        #expect(h.requests(to: w2).isEmpty)
     }
 }

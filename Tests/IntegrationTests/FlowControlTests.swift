@@ -31,7 +31,7 @@ struct FlowControlTests {
         }
         // Every request finishes while the client reads nothing: the replies wait.
         try expect(waitUntil(timeout: .seconds(60)) { (try? LoadTests.statistics(bus)["completed"]) == count },
-                   "the requests did not complete: \(try LoadTests.statistics(bus))")
+                   "the requests did not complete: \(String(describing: try? LoadTests.statistics(bus)))")
         let waiting = try LoadTests.statistics(bus)
         #expect(waiting["deferredReplies", default: 0] > 0, "the test never filled the client's queue: \(waiting)")
 

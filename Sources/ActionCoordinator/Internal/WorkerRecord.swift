@@ -14,8 +14,11 @@ struct WorkerRecord {
 
     /// Shutting down: it gets no new requests and offers no credits.
     var isDraining = false
+    /// A send to it failed (its connection is gone, perhaps being replaced under the same
+    /// routing id): it gets nothing until it is heard from again, or expires.
+    var isUnreachable = false
 
-    var freeCredits: Int { isDraining ? 0 : credits - inFlight.count }
+    var freeCredits: Int { isDraining || isUnreachable ? 0 : credits - inFlight.count }
 
     init(id: WorkerID, registration: WorkerRegistration, now: ContinuousClock.Instant) {
         self.id = id
