@@ -249,6 +249,27 @@ burst_run "1 client, journal on" 1 --data-dir "$work/data"
 burst_run "10 clients, journal off" 10 --no-journal
 burst_run "10 clients, journal on" 10 --data-dir "$work/data"
 
+# --- queue scale: a million queued, no worker ---------------------------------------------------
+
+add ""
+add "## Queue scale: $burst requests queued with no worker (an ABP/2 client in C floods the coordinator)"
+add ""
+add "| journal | accepted per second over the first 10 000 | over the last 10 000 | memory per queued request (RSS growth / requests) | CPU of the idle coordinator holding them, 5 s |"
+add "| --- | --- | --- | --- | --- |"
+queue_scale() {  # label coordinator-options...
+    local label=$1; shift
+    start_coordinator --no-worker-grace 3600 --max-queued-per-client "$burst" "$@"
+    local rss_before rss_after line before after
+    rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status")
+    line=$("$relay" abp-flood "tcp://127.0.0.1:$bus_clients" "$burst")
+    rss_after=$(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status")
+    before=$(cpu_ticks "$coordinator_pid"); sleep 5; after=$(cpu_ticks "$coordinator_pid")
+    add "| $label | $(json_field "$line" firstRate)/s | $(json_field "$line" lastRate)/s | $(( (rss_after - rss_before) * 1024 / burst )) bytes (input and id: about 30) | $(python3 -c "print(f'{100 * ($after - $before) / $ticks_per_second / 5:.1f}')") % of a core |"
+    stop "$coordinator_pid"
+}
+queue_scale "off" --no-journal
+queue_scale "on" --data-dir "$work/data"
+
 mkdir -p "$(dirname "$out")"
 printf '%s\n' "${report[@]}" | tee "$out"
 exit "$burst_failed"

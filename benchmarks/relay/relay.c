@@ -4,6 +4,10 @@
 //   relay worker BACKEND                   a DEALER that echoes every message it gets
 //   relay client FRONTEND N WINDOW SIZE    a DEALER keeping WINDOW requests of SIZE bytes in
 //                                          flight until N have returned; prints one JSON line
+//   relay abp-flood ENDPOINT N             an ActionBus (ABP/2) client that sends N PERFORMs as
+//                                          fast as they are taken and counts the ACCEPTEDs: with
+//                                          no worker, it fills the coordinator's queue; prints
+//                                          the acceptance rate over the first and last 10 000
 //   relay mdp-client ENDPOINT N WINDOW SERVICE BODY
 //                                          a pipelined Majordomo (MDP/0.2, RFC 18) client: the
 //                                          same loop against any MDP broker, ActionBus included
@@ -139,15 +143,71 @@ static int run_mdp_client(void *context, const char *endpoint, long total, long 
     return failures > 0;
 }
 
+// Counts the request ids of every ACCEPTED waiting on `socket`; returns how many.
+static long drain_accepted(void *socket, int flags) {
+    long accepted = 0;
+    zmq_msg_t frame;
+    zmq_msg_init(&frame);
+    while (zmq_msg_recv(&frame, socket, flags) >= 0) {
+        int is_accepted = zmq_msg_size(&frame) == 6 && ((unsigned char *)zmq_msg_data(&frame))[5] == 0x11;
+        while (zmq_msg_more(&frame)) {
+            zmq_msg_recv(&frame, socket, 0);
+            accepted += is_accepted;
+        }
+        flags = ZMQ_DONTWAIT;
+    }
+    zmq_msg_close(&frame);
+    return accepted;
+}
+
+static int run_abp_flood(void *context, const char *endpoint, long total) {
+    void *socket = zmq_socket(context, ZMQ_DEALER);
+    set_hwm(socket);
+    zmq_setsockopt(socket, ZMQ_ROUTING_ID, "abp-flood", 9);
+    if (zmq_connect(socket, endpoint) != 0) fail("connect");
+    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x02, 0x01};
+    const unsigned char timeout[4] = {0x00, 0x36, 0xEE, 0x80};  // 3 600 000 ms
+    const char *input = "{\"text\":\"q\"}";
+    const long window = total < 10000 ? total / 2 : 10000;
+    long sent = 0, accepted = 0;
+    uint64_t started = now_ns(), first_window = 0, last_window_start = 0;
+    char id[32];
+    while (accepted < total) {
+        while (sent < total && sent - accepted < 50000) {
+            int length = snprintf(id, sizeof id, "abp-flood:%ld", sent + 1);
+            zmq_send(socket, header, 6, ZMQ_SNDMORE);
+            zmq_send(socket, id, (size_t)length, ZMQ_SNDMORE);
+            zmq_send(socket, "Echo.say", 8, ZMQ_SNDMORE);
+            zmq_send(socket, "", 0, ZMQ_SNDMORE);
+            zmq_send(socket, timeout, 4, ZMQ_SNDMORE);
+            zmq_send(socket, "application/json", 16, ZMQ_SNDMORE);
+            if (zmq_send(socket, input, strlen(input), 0) < 0) fail("send");
+            sent++;
+            if (sent % 256 == 0) break;
+        }
+        long before = accepted;
+        accepted += drain_accepted(socket, sent < total && sent - accepted < 50000 ? ZMQ_DONTWAIT : 0);
+        if (before < window && accepted >= window) first_window = now_ns() - started;
+        if (before < total - window && accepted >= total - window) last_window_start = now_ns();
+    }
+    uint64_t finished = now_ns();
+    double first_rate = window / (first_window / 1e9);
+    double last_rate = window / ((finished - last_window_start) / 1e9);
+    printf("{\"requests\":%ld,\"seconds\":%.3f,\"firstRate\":%.0f,\"lastRate\":%.0f}\n", total,
+           (finished - started) / 1e9, first_rate, last_rate);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     void *context = zmq_ctx_new();
     if (argc == 4 && strcmp(argv[1], "proxy") == 0) return run_proxy(context, argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "worker") == 0) run_worker(context, argv[2]);
     if (argc == 6 && strcmp(argv[1], "client") == 0)
         return run_client(context, argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
+    if (argc == 4 && strcmp(argv[1], "abp-flood") == 0) return run_abp_flood(context, argv[2], atol(argv[3]));
     if (argc == 7 && strcmp(argv[1], "mdp-client") == 0)
         return run_mdp_client(context, argv[2], atol(argv[3]), atol(argv[4]), argv[5], argv[6]);
     fprintf(stderr, "usage: relay proxy FRONTEND BACKEND | relay worker BACKEND | relay client FRONTEND N WINDOW SIZE"
-                    " | relay mdp-client ENDPOINT N WINDOW SERVICE BODY\n");
+                    " | relay abp-flood ENDPOINT N | relay mdp-client ENDPOINT N WINDOW SERVICE BODY\n");
     return 2;
 }

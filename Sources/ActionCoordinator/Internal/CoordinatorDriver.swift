@@ -43,6 +43,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var stoppedByFailure = false
     private var lastDropWarning: ContinuousClock.Instant?
     private var incoming = Multipart()
+    private var clientRoutingIDs = RoutingIDCache()
+    private var workerRoutingIDs = RoutingIDCache()
     private var outgoing = Multipart()
 
     init(
@@ -233,7 +235,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             core.recordMalformed(fromWorker: false)
             return
         }
-        let routingID = Array(incoming[0])
+        let routingID = clientRoutingIDs.intern(incoming[0])
         if MajordomoRequest.matches(incoming, at: 1) {
             handleMajordomo(routingID: routingID)
             return
@@ -288,7 +290,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 core.recordMalformed(fromWorker: true)
                 continue
             }
-            let id = WorkerID(Array(incoming[0]))
+            let id = WorkerID(workerRoutingIDs.intern(incoming[0]))
             do {
                 let message = try WorkerMessage.decode(incoming, at: 1, limits: limits)
                 core.received(message, from: id, now: .now)
