@@ -41,6 +41,9 @@ public struct CoordinatorConfiguration: Sendable {
     /// dropped and its next request goes to the least-loaded worker. Workers drop an idle
     /// ActionSession after the same default time (`WorkerConfiguration.sessionIdleTimeout`).
     public var sessionIdleTimeout: Duration = .seconds(300)
+    /// How long a session may finish nothing before its open action stacks are closed and its
+    /// stream counters forgotten (a session has no end on the wire; this bounds both tables).
+    public var stackIdleTimeout: Duration = .seconds(1800)
     /// How many times a request is delivered to workers that die with it before it fails `poisoned`.
     public var maxDeliveries = 3
     /// The largest message accepted on any socket, in bytes (enforced by libzmq and the codec).

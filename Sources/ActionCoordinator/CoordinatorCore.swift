@@ -38,6 +38,9 @@ public final class CoordinatorCore {
     private let startedAt: ContinuousClock.Instant
     private var completed: CompletedOutcomes
     private var stacks = ActionStackTracker()
+    /// When each session last finished a request: the stacks and stream counters of a session
+    /// idle for `stackIdleTimeout` are closed and forgotten, so neither grows forever.
+    private var sessionActivity: [String: ContinuousClock.Instant] = [:]
     private var sequencer = OutcomeSequencer()
     private var nextOrder: UInt64 = 0
     private var freeCredits = 0
@@ -71,6 +74,8 @@ public final class CoordinatorCore {
         snapshot.outcomesOwed = completed.owedCount
         snapshot.outcomesKept = completed.count
         snapshot.clients = clientLoad.count
+        snapshot.openStacks = stacks.openStackCount
+        snapshot.trackedSessions = sessionActivity.count
         return snapshot
     }
 
@@ -100,7 +105,7 @@ public final class CoordinatorCore {
     public func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date = Date()) {
         for outcome in recovery.finished {
             completed.record(outcome)
-            recordStack(outcome)
+            recordStack(outcome, now: now)
         }
         for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
             let request = recovered.request
@@ -148,9 +153,7 @@ public final class CoordinatorCore {
                 completed.acknowledge(requestID, keep: !requestID.utf8.starts(with: ownPrefix))
             }
         case .stacks(let queryID, let session):
-            let report = stacks.report(sessionName: session.isEmpty ? nil : session)
-            let json = (try? report.jsonData()).map { Array($0) } ?? Array("{\"stacks\":[]}".utf8)
-            outbox.send(.stacks(queryID: queryID, json: json), to: client)
+            outbox.send(.stacks(queryID: queryID, json: stacksJSON(session: session)), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
         case .stats(let queryID):
@@ -158,6 +161,20 @@ public final class CoordinatorCore {
             encoder.outputFormatting = [.sortedKeys]
             let json = (try? encoder.encode(statistics)).map { Array($0) } ?? Array("{}".utf8)
             outbox.send(.stats(queryID: queryID, json: json), to: client)
+        }
+    }
+
+    /// The STACKS report as JSON, cut to the newest stacks that fit in one message (the
+    /// report says how many were left out).
+    private func stacksJSON(session: String) -> [UInt8] {
+        let full = stacks.report(sessionName: session.isEmpty ? nil : session)
+        let limit = configuration.maxMessageBytes - 1024
+        var report = full
+        while true {
+            guard let json = try? report.jsonData() else { return Array("{\"stacks\":[]}".utf8) }
+            if json.count <= limit || report.stacks.isEmpty { return Array(json) }
+            let kept = report.stacks.count / 2
+            report = ActionStacksReport(stacks: Array(full.stacks.suffix(kept)), omittedStacks: full.stacks.count - kept)
         }
     }
 
@@ -227,7 +244,7 @@ public final class CoordinatorCore {
             _ = outbox.send(.cancel(requestID: requestID), to: worker)
         }
         pending.client = client
-        finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.cancelled, message: "cancelled by the client"))
+        finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.cancelled, message: "cancelled by the client"), now: now)
         dispatch(now: now)
     }
 
@@ -301,7 +318,7 @@ public final class CoordinatorCore {
         if workers[id]?.isDraining == false { freeCredits += 1 }
         if !outcome.session.isEmpty, sessions[outcome.session]?.worker == id { sessions[outcome.session]?.lastUsed = now }
         if let pending = requests[outcome.requestID], pending.placement == .running(on: id) {
-            finish(outcome.requestID, with: outcome)
+            finish(outcome.requestID, with: outcome, now: now)
         } else {
             // Cancelled or timed out while it ran: the client already has its answer.
             counters.lateResultsDiscarded += 1
@@ -315,7 +332,7 @@ public final class CoordinatorCore {
         guard let pending = requests[outcome.requestID], pending.recovered, pending.placement == .queued,
               pending.request.action == outcome.action else { return false }
         counters.adoptedResults += 1
-        finish(outcome.requestID, with: outcome)
+        finish(outcome.requestID, with: outcome, now: now)
         dispatch(now: now)
         return true
     }
@@ -332,7 +349,7 @@ public final class CoordinatorCore {
             guard let pending = requests[requestID], pending.placement == .running(on: id) else { continue }
             if countingDelivery && pending.deliveries >= configuration.maxDeliveries {
                 let message = "the request was delivered \(pending.deliveries) times and its worker died each time"
-                finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message))
+                finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message), now: now)
                 continue
             }
             if countingDelivery {
@@ -384,7 +401,19 @@ public final class CoordinatorCore {
         if let last = lastSweep, now - last < .seconds(1) { return }
         lastSweep = now
         forgetIdleSessions(now: now)
+        closeIdleStacks(now: now)
         completed.expireOwed(now: now)
+    }
+
+    /// Closes the action stacks, and forgets the stream counters, of sessions that finished
+    /// nothing for `stackIdleTimeout`: a session has no end on the wire, so idleness ends it.
+    private func closeIdleStacks(now: ContinuousClock.Instant) {
+        let idle = Set(sessionActivity.filter { now - $0.value > configuration.stackIdleTimeout }.keys)
+        for session in idle {
+            sessionActivity[session] = nil
+            counters.idleStacksClosed += stacks.closeStacks(sessionName: session).count
+        }
+        sequencer.forget(sessions: idle)
     }
 
     /// The coordinator's own thread was held up for `stall` (a slow disk, a VM pause): its
@@ -401,6 +430,12 @@ public final class CoordinatorCore {
     private func forgetIdleSessions(now: ContinuousClock.Instant) {
         let idle = sessions.filter { now - $0.value.lastUsed > configuration.sessionIdleTimeout }
         for (session, pin) in idle {
+            // A session stays pinned while any of its requests waits or runs: moving it then
+            // would let its next request run beside (or before) them on another worker.
+            if lanes[.session(session)] != nil { continue }
+            if let host = workers[pin.worker], host.inFlight.contains(where: { requests[$0]?.request.session == session }) {
+                continue
+            }
             sessions[session] = nil
             workers[pin.worker]?.sessions.remove(session)
         }
@@ -430,7 +465,7 @@ public final class CoordinatorCore {
         }
         guard !expired.isEmpty else { return }
         for (requestID, pending) in expired.sorted(by: { $0.1.order < $1.1.order }) {
-            finish(requestID, with: expiredOutcome(pending, now: now))
+            finish(requestID, with: expiredOutcome(pending, now: now), now: now)
         }
         // A removed request may have been holding back later requests of its session.
         dispatch(now: now)
@@ -580,7 +615,7 @@ public final class CoordinatorCore {
 
     // MARK: Outcomes
 
-    private func finish(_ requestID: String, with outcome: WireOutcome) {
+    private func finish(_ requestID: String, with outcome: WireOutcome, now: ContinuousClock.Instant) {
         guard let pending = requests.removeValue(forKey: requestID) else { return }
         if pending.placement == .queued { leaveQueue() }
         deadlines.remove(requestID, at: pending.deadline)
@@ -593,7 +628,7 @@ public final class CoordinatorCore {
         completed.record(outcome, owedUntil: acknowledges ? pending.deadline + configuration.owedOutcomeGrace : nil)
         counters.completed += 1
         outbox.journal(.finished(outcome))
-        recordStack(outcome)
+        recordStack(outcome, now: now)
         if outbox.hasSubscribers {
             // Numbered only while someone listens: a subscriber checks gaps from the first
             // number it gets, so numbers nobody saw need not exist.
@@ -607,8 +642,9 @@ public final class CoordinatorCore {
         }
     }
 
-    private func recordStack(_ outcome: WireOutcome) {
+    private func recordStack(_ outcome: WireOutcome, now: ContinuousClock.Instant) {
         guard !outcome.session.isEmpty else { return }
+        sessionActivity[outcome.session] = now
         let summary: ActionOutcomeSummary
         switch outcome.result {
         case .success: summary = .success(closeActionStack: outcome.closeActionStack)

@@ -49,6 +49,12 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var outcomesKept = 0
     /// Client connections with unfinished requests now.
     public var clients = 0
+    /// Open action stacks now.
+    public var openStacks = 0
+    /// Sessions whose stacks and stream counters are kept now (bounded by `stackIdleTimeout`).
+    public var trackedSessions = 0
+    /// Stacks closed because their session was idle for `stackIdleTimeout`.
+    public var idleStacksClosed = 0
 
     /// All zero.
     public init() {}

@@ -4,10 +4,14 @@ import Foundation
 public struct ActionStacksReport: Sendable, Hashable, Codable {
     /// The open root stacks, oldest first, each with its sub-stacks nested inside.
     public var stacks: [ActionStackSnapshot]
+    /// How many older open stacks were left out so that the report fits a message; `nil` when
+    /// none were.
+    public var omittedStacks: Int?
 
     /// Creates a report.
-    public init(stacks: [ActionStackSnapshot]) {
+    public init(stacks: [ActionStackSnapshot], omittedStacks: Int? = nil) {
         self.stacks = stacks
+        self.omittedStacks = omittedStacks
     }
 
     /// The report as pretty-printed JSON with sorted keys and ISO 8601 dates.
@@ -30,6 +34,9 @@ public struct ActionStacksReport: Sendable, Hashable, Codable {
         var lines = ["Active Action Stacks", "===================="]
         if stacks.isEmpty {
             lines.append("(none)")
+        }
+        if let omittedStacks {
+            lines.append("(\(omittedStacks) older stacks not shown: the report would not fit a message; filter by session)")
         }
         for stack in stacks {
             stack.appendText(to: &lines, indent: "")

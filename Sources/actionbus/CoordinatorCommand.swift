@@ -59,6 +59,8 @@ struct CoordinatorTuning: ParsableArguments {
     var outcomeHwm: Int32 = 10_000
     @Option(help: "Messages queued per client or worker connection; replies past it wait in the coordinator.")
     var peerHwm: Int32 = 100_000
+    @Option(help: "Seconds a session may finish nothing before its open action stacks are closed.")
+    var stackIdleSeconds: Double = 1800
 
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
@@ -71,15 +73,16 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.maxMessageBytes = maxMessageBytes
         configuration.outcomeHighWaterMark = outcomeHwm
         configuration.peerHighWaterMark = peerHwm
+        configuration.stackIdleTimeout = .milliseconds(Int64(stackIdleSeconds * 1000))
         return configuration
     }
 
     func validate() throws {
         guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
-              maxTimeout > 0, noWorkerGrace >= 0 else {
+              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0 else {
             throw ValidationError("""
                 --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \
-                and --max-timeout must be positive; --no-worker-grace must not be negative
+                --max-timeout and --stack-idle-seconds must be positive; --no-worker-grace must not be negative
                 """)
         }
     }

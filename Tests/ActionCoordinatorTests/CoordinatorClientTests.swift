@@ -71,6 +71,40 @@ struct CoordinatorClientTests {
 
     struct StackReplyMissing: Error { let replies: [ClientReply] }
 
+    @Test func stacksOfIdleSessionsAreClosedAndCounted() throws {
+        let h = CoordinatorHarness { $0.stackIdleTimeout = .seconds(60) }
+        h.ready(w1, credits: 10)
+        for session in ["a", "b"] {
+            h.complete(h.perform("open-\(session)", action: "Documents.open", session: session), on: w1)
+        }
+        #expect(h.core.statistics.openStacks == 2)
+        #expect(h.core.statistics.trackedSessions == 2)
+        h.worker(w1, sends: .heartbeat, at: .seconds(30))
+        h.complete(h.perform("edit-b", action: "Documents.edit", session: "b", at: .seconds(30)), on: w1, at: .seconds(30))
+        h.worker(w1, sends: .heartbeat, at: .seconds(61))
+        h.tick(at: .seconds(61))
+        // a was idle 61 s: closed; b finished something 31 s ago: kept.
+        #expect(try report(h, queryID: "q").stacks.map(\.sessionName) == ["b"])
+        #expect(h.core.statistics.idleStacksClosed == 1)
+        #expect(h.core.statistics.trackedSessions == 1)
+    }
+
+    @Test func aStacksReplyAlwaysFitsInAMessage() throws {
+        let h = CoordinatorHarness { $0.maxMessageBytes = 16_384 }
+        h.ready(w1, credits: 1_000)
+        for n in 1...400 {
+            h.complete(h.perform("open-\(n)", action: "Documents.open", session: "s\(n)"), on: w1)
+        }
+        h.send(.stacks(queryID: "all", session: ""))
+        guard case .stacks(_, let json)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        #expect(json.count <= 16_384)
+        let report = try ActionStacksReport(jsonData: Data(json))
+        #expect(!report.stacks.isEmpty)
+        #expect(report.stacks.count + (report.omittedStacks ?? 0) == 400)
+        #expect(report.stacks.last?.sessionName == "s400", "the newest stacks are the ones kept")
+        #expect(report.text.contains("older stacks not shown"))
+    }
+
     @Test func aSessionsDocumentActionsStayOnOneWorkerAndFormOneStack() throws {
         let h = CoordinatorHarness()
         h.ready(w1)

@@ -147,6 +147,27 @@ struct CoordinatorRoutingTests {
         #expect(h.allRequests.count == 2)
     }
 
+    @Test func aSessionStaysPinnedWhileOneOfItsRequestsStillRuns() {
+        let h = CoordinatorHarness { $0.sessionIdleTimeout = .seconds(60); $0.defaultTimeout = .seconds(600) }
+        h.ready(w1, credits: 10)
+        h.ready(w2, credits: 10)
+        h.perform("long", session: "s")
+        let host = h.allRequests[0].worker
+        let other = host == w1 ? w2 : w1
+        // Idle far past the timeout, but "long" still runs on its host.
+        for seconds in stride(from: 10, through: 120, by: 10) {
+            h.worker(w1, sends: .heartbeat, at: .seconds(seconds))
+            h.worker(w2, sends: .heartbeat, at: .seconds(seconds))
+            h.tick(at: .seconds(seconds))
+        }
+        #expect(h.core.statistics.sessions == 1)
+        // Busy elsewhere would draw it to the other worker were it unpinned: it is not.
+        h.perform("x1", at: .seconds(120))
+        h.perform("next", session: "s", at: .seconds(120))
+        #expect(h.requests(to: host).map(\.requestID).contains("next"))
+        #expect(!h.requests(to: other).map(\.requestID).contains("next"))
+    }
+
     @Test func aSessionMovesToAWorkerServingItsNextActionOnlyAfterItsRunningRequestsFinish() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 10, actions: ["Documents.open"])

@@ -25,6 +25,13 @@ struct OutcomeSequencer {
         ])
     }
 
+    /// Drops the counters of sessions that ended; if one comes back its counters restart at 1
+    /// (a subscriber sees the fall, as after a coordinator restart).
+    mutating func forget(sessions: Set<String>) {
+        guard !sessions.isEmpty else { return }
+        counters = counters.filter { $0.key.session.isEmpty || !sessions.contains($0.key.session) }
+    }
+
     private mutating func bump(_ key: Key) -> UInt64 {
         counters[key, default: 0] += 1
         return counters[key]!
