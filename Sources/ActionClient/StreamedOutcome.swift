@@ -8,4 +8,7 @@ public struct StreamedOutcome: Sendable, Hashable {
     public var sequence: UInt64
     /// How many outcomes in scope were dropped just before this one (0 when none).
     public var missed: UInt64
+    /// Whether the coordinator restarted since the previous outcome of this stream: outcomes
+    /// finished around the restart may be missing, uncounted (sequences start again at 1).
+    public var coordinatorRestarted = false
 }

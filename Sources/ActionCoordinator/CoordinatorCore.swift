@@ -658,6 +658,6 @@ public final class CoordinatorCore {
 
     /// Confirms a new subscription on the stream, so the subscriber knows it misses nothing after.
     public func subscribed(topic: [UInt8]) {
-        outbox.publish(.subscribed(topic: topic))
+        outbox.publish(.subscribed(topic: topic, instance: instance))
     }
 }

@@ -2,9 +2,11 @@
 public enum StreamMessage: Sendable, Hashable {
     /// EVENT: topic, header, sequences (6 × u64, big-endian), then the ``WireOutcome`` frames.
     case event(topic: [UInt8], sequences: OutcomeSequences, outcome: WireOutcome)
-    /// SUBSCRIBED: topic (the subscription prefix), header. Tells a new subscriber its
-    /// subscription has reached the coordinator, so nothing after it is missed.
-    case subscribed(topic: [UInt8])
+    /// SUBSCRIBED: topic (the subscription prefix), header, the coordinator's instance. Tells a
+    /// new subscriber its subscription has reached the coordinator, so nothing after it is
+    /// missed; a SUBSCRIBED from another instance (the SUB socket resubscribes by itself after
+    /// a reconnection) tells it the coordinator restarted, so outcomes in between may be lost.
+    case subscribed(topic: [UInt8], instance: String)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -14,9 +16,10 @@ public enum StreamMessage: Sendable, Hashable {
             writer.append(WireHeader.bytes(.event))
             writer.append(sequences.bytes)
             outcome.encode(into: &writer)
-        case .subscribed(let topic):
+        case .subscribed(let topic, let instance):
             writer.append(topic)
             writer.append(WireHeader.bytes(.subscribed))
+            writer.append(instance)
         }
     }
 
@@ -34,7 +37,7 @@ public enum StreamMessage: Sendable, Hashable {
             let sequences = OutcomeSequences(bytes: try reader.fixed("sequences", size: OutcomeSequences.byteCount))
             message = .event(topic: topic, sequences: sequences, outcome: try WireOutcome(reading: &reader))
         case .subscribed:
-            message = .subscribed(topic: topic)
+            message = .subscribed(topic: topic, instance: try reader.name("instance"))
         default:
             throw WireError(.unknownCommand, "\(command) is not a stream message")
         }

@@ -51,8 +51,12 @@ struct SubscribeCommand: AsyncParsableCommand {
         printError("subscribed to \(outcomes)")
         let json = json, limit = limit
         try await untilTerminated {
-            var printed = 0, missed: UInt64 = 0, gaps = 0
+            var printed = 0, missed: UInt64 = 0, gaps = 0, restarts = 0
             for await event in stream {
+                if event.coordinatorRestarted {
+                    restarts += 1
+                    printError("gap: the coordinator restarted; outcomes finished around the restart may be missing (uncounted)")
+                }
                 if event.missed > 0 {
                     missed += event.missed
                     gaps += 1
@@ -68,6 +72,9 @@ struct SubscribeCommand: AsyncParsableCommand {
             }
             if gaps > 0 {
                 printError("missed \(missed) outcome(s) in \(gaps) gap(s); this subscriber read too slowly for the stream")
+            }
+            if restarts > 0 {
+                printError("the coordinator restarted \(restarts) time(s) while this subscriber listened; outcomes may be missing")
             }
         }
         await client.close()

@@ -260,6 +260,6 @@ struct CoordinatorOutcomeTests {
         let h = CoordinatorHarness()
         let topic = OutcomeTopic.prefix(session: "s")
         h.core.subscribed(topic: topic)
-        #expect(h.outbox.stream == [.subscribed(topic: topic)])
+        #expect(h.outbox.stream == [.subscribed(topic: topic, instance: h.core.instance)])
     }
 }

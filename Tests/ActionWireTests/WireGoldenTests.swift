@@ -130,9 +130,10 @@ struct WireGoldenTests {
         let frames = [topic, Self.h(0x41), sequenceBytes] + Self.successFrames
         #expect(encoded { event.encode(into: &$0) } == frames)
         #expect(try StreamMessage.decode(WireFrameList(frames)) == event)
-        let subscribed = StreamMessage.subscribed(topic: Self.t("S\u{1F}doc-1\u{1F}"))
-        #expect(encoded { subscribed.encode(into: &$0) } == [Self.t("S\u{1F}doc-1\u{1F}"), Self.h(0x42)])
-        #expect(try StreamMessage.decode(WireFrameList([Self.t("S\u{1F}doc-1\u{1F}"), Self.h(0x42)])) == subscribed)
+        let subscribed = StreamMessage.subscribed(topic: Self.t("S\u{1F}doc-1\u{1F}"), instance: "c0ffee")
+        let subscribedFrames = [Self.t("S\u{1F}doc-1\u{1F}"), Self.h(0x42), Self.t("c0ffee")]
+        #expect(encoded { subscribed.encode(into: &$0) } == subscribedFrames)
+        #expect(try StreamMessage.decode(WireFrameList(subscribedFrames)) == subscribed)
     }
 
     @Test func topicPrefixesMatchTheTopicsTheyFilter() {

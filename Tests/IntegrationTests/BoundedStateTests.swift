@@ -48,3 +48,30 @@ struct BoundedStateTests {
         #expect(shown + omitted == sessions)
     }
 }
+
+/// What a subscriber learns when the coordinator restarts under it.
+@Suite("Stream across restarts", .serialized, .timeLimit(.minutes(2)))
+struct StreamRestartTests {
+    @Test func aSubscriberReportsACoordinatorRestartAsAPossibleGap() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let first = try bus.startCoordinator(fast)
+        try bus.startWorker("w1", coordinator: first, fast)
+        let subscriber = try bus.start("subscriber", ["subscribe", "--json", "--outcomes", bus.outcomes])
+        try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "no subscription: \(subscriber.stderr)")
+        let before = try bus.perform("Echo.say", ["--input", #"{"text":"before"}"#])
+        #expect(before.process.terminationStatus == 0)
+        try expect(waitUntil { subscriber.stdoutLines.count == 1 }, "the subscriber missed the first outcome")
+
+        first.signal(SIGKILL)
+        try expect(first.waitForExit(timeout: .seconds(10)) != nil, "the coordinator did not die")
+        let second = try bus.startCoordinator(fast, name: "coordinator-2")
+        try expect(waitUntil { second.stderr.contains("worker registered") }, "the worker did not come back: \(second.stderr)")
+        // The subscriber resubscribes by itself; its next outcome says the coordinator restarted.
+        try expect(waitUntil(timeout: .seconds(20)) {
+            _ = try bus.perform("Echo.say", ["--input", #"{"text":"after"}"#])
+            return subscriber.stderr.contains("the coordinator restarted")
+        }, "no restart reported: \(subscriber.stderr)")
+        #expect(subscriber.stdoutLines.contains { $0.contains(#""after""#) })
+    }
+}

@@ -327,8 +327,15 @@ final class ClientDriver: IOLoopDriver {
                 continue
             }
             switch message {
-            case .subscribed(let topic):
-                if topic == subscription.prefix, let confirmed = subscription.confirmed {
+            case .subscribed(let topic, let instance):
+                guard topic == subscription.prefix else { break }
+                if let known = subscription.coordinatorInstance, known != instance {
+                    // Resubscribed to a restarted coordinator: its numbering starts afresh.
+                    subscription.restartPending = true
+                    subscription.lastSequence = nil
+                }
+                subscription.coordinatorInstance = instance
+                if let confirmed = subscription.confirmed {
                     subscription.confirmed = nil
                     confirmed(true)
                 }
@@ -336,7 +343,10 @@ final class ClientDriver: IOLoopDriver {
                 let sequence = sequences[subscription.scope]
                 let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
                 subscription.lastSequence = sequence
-                subscription.continuation.yield(StreamedOutcome(outcome: outcome, sequence: sequence, missed: missed))
+                var streamed = StreamedOutcome(outcome: outcome, sequence: sequence, missed: missed)
+                streamed.coordinatorRestarted = subscription.restartPending
+                subscription.restartPending = false
+                subscription.continuation.yield(streamed)
             }
         }
     }

@@ -10,6 +10,10 @@ final class Subscription {
     /// Called once: `true` when SUBSCRIBED arrives, `false` when it did not in time.
     var confirmed: (@Sendable (Bool) -> Void)?
     var lastSequence: UInt64?
+    /// The coordinator instance that confirmed the subscription.
+    var coordinatorInstance: String?
+    /// A SUBSCRIBED came from another instance: the next outcome says so.
+    var restartPending = false
 
     init(socket: Socket, prefix: [UInt8], scope: OutcomeSequences.Scope,
          continuation: AsyncStream<StreamedOutcome>.Continuation, confirmed: @escaping @Sendable (Bool) -> Void) {
