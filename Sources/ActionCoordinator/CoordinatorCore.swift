@@ -303,6 +303,13 @@ public final class CoordinatorCore {
         }
         workers[id] = record
         freeCredits += record.freeCredits
+        // Every READY is answered with the terms, so a worker never runs on its own guesses of
+        // the coordinator's limit and heartbeat.
+        _ = outbox.send(.welcome(WorkerTerms(
+            maxMessageBytes: UInt32(clamping: configuration.maxMessageBytes),
+            heartbeatMilliseconds: WireRequest.timeoutMilliseconds(configuration.heartbeatInterval),
+            heartbeatLiveness: UInt32(clamping: configuration.heartbeatLiveness)
+        )), to: id)
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
             "worker.actions": "\(registration.actions.count)",

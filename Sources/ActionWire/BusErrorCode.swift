@@ -5,6 +5,9 @@
 public enum BusErrorCode {
     /// The action failed on its own terms.
     public static let actionFailed = "actionFailed"
+    /// The action's output is larger than the coordinator's message limit; the worker did not
+    /// send it (it would have been refused, and the connection with it).
+    public static let resultTooLarge = "resultTooLarge"
     /// The input could not be decoded as the action's input type.
     public static let invalidInput = "invalidInput"
     /// No action of that name is known to the worker.

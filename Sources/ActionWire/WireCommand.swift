@@ -49,6 +49,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case coordinatorDisconnect = 0x33
     /// Stop a request (its client cancelled it).
     case cancelRequest = 0x34
+    /// The coordinator's answer to READY: the limits and heartbeat the worker must keep to.
+    case welcome = 0x35
 
     // Outcome stream.
     /// An outcome, with its sequence numbers.
@@ -81,6 +83,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .coordinatorHeartbeat: "HEARTBEAT"
         case .coordinatorDisconnect: "DISCONNECT"
         case .cancelRequest: "CANCEL"
+        case .welcome: "WELCOME"
         case .event: "EVENT"
         case .subscribed: "SUBSCRIBED"
         }

@@ -94,6 +94,10 @@ public enum WorkerInstruction: Sendable, Hashable {
     case disconnect
     /// CANCEL: header, request id. The client cancelled the request; its result will be discarded.
     case cancel(requestID: String)
+    /// WELCOME: header, max message bytes (u32), heartbeat interval in ms (u32), liveness (u32).
+    /// The answer to every READY: a worker keeps its results within the coordinator's limit and
+    /// heartbeats as the coordinator expects, whatever it was configured with.
+    case welcome(WorkerTerms)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -108,6 +112,11 @@ public enum WorkerInstruction: Sendable, Hashable {
         case .cancel(let requestID):
             writer.append(WireHeader.bytes(.cancelRequest))
             writer.append(requestID)
+        case .welcome(let terms):
+            writer.append(WireHeader.bytes(.welcome))
+            writer.append(terms.maxMessageBytes.bigEndianBytes)
+            writer.append(terms.heartbeatMilliseconds.bigEndianBytes)
+            writer.append(terms.heartbeatLiveness.bigEndianBytes)
         }
     }
 
@@ -124,6 +133,16 @@ public enum WorkerInstruction: Sendable, Hashable {
         case .coordinatorHeartbeat: instruction = .heartbeat
         case .coordinatorDisconnect: instruction = .disconnect
         case .cancelRequest: instruction = .cancel(requestID: try reader.name("request id"))
+        case .welcome:
+            let terms = WorkerTerms(
+                maxMessageBytes: try reader.uint32("max message bytes"),
+                heartbeatMilliseconds: try reader.uint32("heartbeat interval"),
+                heartbeatLiveness: try reader.uint32("heartbeat liveness")
+            )
+            guard terms.maxMessageBytes > 0, terms.heartbeatMilliseconds > 0, terms.heartbeatLiveness > 0 else {
+                throw WireError(.invalidField, "WELCOME terms must be positive")
+            }
+            instruction = .welcome(terms)
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

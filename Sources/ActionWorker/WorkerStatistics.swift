@@ -4,6 +4,8 @@ public struct WorkerStatistics: Sendable, Hashable, Codable {
     public var received = 0
     /// Outcomes sent back.
     public var completed = 0
+    /// Outputs over the coordinator's message limit, answered `resultTooLarge` instead.
+    public var resultsTooLarge = 0
     /// Requests received while a request with the same id was still running here (ignored).
     public var duplicates = 0
     /// Running requests the coordinator cancelled (their clients cancelled them).

@@ -20,13 +20,17 @@ public enum FaultFeature: Feature {
     /// `Fault.flaky {"key","failures"}` fails retryably `failures` times per key, then succeeds;
     /// its retry policy allows 4 attempts.
     public static let flaky = action(FlakyAction.self)
+    /// `Fault.oversize {"bytes"}` returns an output of that many bytes (past the bus's message
+    /// limit, the worker answers `resultTooLarge`).
+    public static let oversize = action(OversizeAction.self)
 
-    /// Declares `fail`, `hang`, `crash` and `flaky`.
+    /// Declares `fail`, `hang`, `crash`, `flaky` and `oversize`.
     public static func prepare(actions: inout FeatureActions) {
         actions.declare(fail)
         actions.declare(hang)
         actions.declare(crash)
         actions.declare(flaky)
+        actions.declare(oversize)
     }
 }
 

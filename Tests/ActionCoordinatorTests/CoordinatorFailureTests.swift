@@ -60,6 +60,14 @@ struct CoordinatorFailureTests {
         #expect(h.outcome("first")?.failureCode == BusErrorCode.noWorker)
     }
 
+    @Test func everyReadyIsAnsweredWithTheCoordinatorsTerms() {
+        let h = CoordinatorHarness { $0.maxMessageBytes = 65_536; $0.heartbeatInterval = .milliseconds(250); $0.heartbeatLiveness = 4 }
+        h.ready(w1)
+        h.ready(w1)
+        let expected = WorkerTerms(maxMessageBytes: 65_536, heartbeatMilliseconds: 250, heartbeatLiveness: 4)
+        #expect(h.welcomes(to: w1) == [expected, expected])
+    }
+
     @Test func aQueuedRequestWhoseWorkersAreBusyTimesOut() throws {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 1)

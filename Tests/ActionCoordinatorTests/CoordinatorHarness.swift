@@ -133,12 +133,22 @@ final class CoordinatorHarness {
         }
     }
 
-    /// The non-REQUEST instructions sent to `worker`.
+    /// The non-REQUEST instructions sent to `worker`, but the WELCOME that answers each READY.
     func controlInstructions(to worker: WorkerID) -> [WorkerInstruction] {
         outbox.instructions.filter { entry in
-            if case .request = entry.instruction { return false }
-            return entry.worker == worker
+            switch entry.instruction {
+            case .request, .welcome: return false
+            default: return entry.worker == worker
+            }
         }.map(\.instruction)
+    }
+
+    /// The WELCOMEs sent to `worker`.
+    func welcomes(to worker: WorkerID) -> [WorkerTerms] {
+        outbox.instructions.compactMap { entry in
+            guard entry.worker == worker, case .welcome(let terms) = entry.instruction else { return nil }
+            return terms
+        }
     }
 
     /// Every reply to the default client.

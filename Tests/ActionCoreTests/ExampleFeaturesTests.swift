@@ -12,7 +12,7 @@ struct ExampleFeaturesTests {
         #expect(ExampleApp.catalog.actionNames == [
             "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
-            "Fault.flaky",
+            "Fault.flaky", "Fault.oversize",
         ])
         #expect(ExampleApp.catalog.action(named: "Clock.sleep")?.actionDescription == SleepAction.description)
         #expect(ExampleApp.catalog.action(named: "Clock") == nil)

@@ -113,6 +113,8 @@ struct WireGoldenTests {
             (.heartbeat, [Self.h(0x32)]),
             (.disconnect, [Self.h(0x33)]),
             (.cancel(requestID: "c1:7"), [Self.h(0x34), Self.t("c1:7")]),
+            (.welcome(WorkerTerms(maxMessageBytes: 65_536, heartbeatMilliseconds: 1_000, heartbeatLiveness: 3)),
+             [Self.h(0x35), [0, 1, 0, 0], [0, 0, 0x03, 0xE8], [0, 0, 0, 3]]),
         ]
         for (instruction, frames) in cases {
             #expect(encoded { instruction.encode(into: &$0) } == frames)

@@ -13,7 +13,7 @@ import ZeroMQ
 struct WorkerTests {
     static let exampleActions: Set<String> = [
         "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
-        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky",
+        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize",
     ]
 
     // MARK: Registration

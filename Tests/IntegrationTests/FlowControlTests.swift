@@ -79,3 +79,26 @@ struct FlowControlTests {
         #expect(stats["stalls", default: 0] >= 1, "\(stats)")
     }
 }
+
+/// A worker keeps to the coordinator's terms, whatever it was started with.
+@Suite("Worker terms", .serialized, .timeLimit(.minutes(2)))
+struct WorkerTermsTests {
+    @Test func anOutputOverTheCoordinatorsLimitFailsResultTooLargeAndCostsNothingElse() throws {
+        let bus = try BusFixture()
+        // The coordinator's limit is far below the worker's own (1 MiB), and its heartbeat faster.
+        let coordinator = try bus.startCoordinator(["--no-journal", "--max-message-bytes", "4096", "--heartbeat-ms", "200"])
+        let worker = try bus.startWorker("w1", coordinator: coordinator)
+        let big = try bus.perform("Fault.oversize", ["--input", #"{"bytes":100000}"#, "--json", "--timeout", "10"])
+        let outcome = try OutcomeLine.parse(big.stdoutLines).first
+        #expect(outcome?.error?.code == "resultTooLarge", "\(big.stdout) \(big.stderr)")
+        #expect(outcome?.error?.message.contains("4096") == true)
+        // Just over the limit (what the coordinator would have dropped as malformed) too.
+        let over = try bus.perform("Fault.oversize", ["--input", #"{"bytes":4100}"#, "--json", "--timeout", "10"])
+        #expect(try OutcomeLine.parse(over.stdoutLines).first?.error?.code == "resultTooLarge")
+        let small = try bus.perform("Fault.oversize", ["--input", #"{"bytes":100}"#, "--json"])
+        #expect(small.process.terminationStatus == 0)
+        let stats = try LoadTests.statistics(bus)
+        #expect(stats["workersExpired"] == 0 && stats["malformedWorkerMessages"] == 0 && stats["redelivered"] == 0, "\(stats)")
+        #expect(worker.stderr.contains("heartbeat set by the coordinator"), "\(worker.stderr)")
+    }
+}

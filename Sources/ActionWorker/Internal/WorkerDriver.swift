@@ -25,6 +25,11 @@ final class WorkerDriver: IOLoopDriver {
     private var sessions: [String: HostedSession] = [:]
     private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
+    /// The coordinator's terms (from WELCOME), or this worker's configuration until they come.
+    private var heartbeatInterval: Duration = .seconds(1)
+    private var heartbeatLiveness = 3
+    private var maxResultBytes = 1 << 20
+    private var heartbeatTimer: IOLoopTimerID?
     private var incoming = Multipart()
     private var outgoing = Multipart()
     private(set) var statistics = WorkerStatistics()
@@ -47,7 +52,10 @@ final class WorkerDriver: IOLoopDriver {
         socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
         runtime.register(socket) { [unowned self] _ in read() }
         register()
-        runtime.schedule(after: configuration.heartbeatInterval, repeating: configuration.heartbeatInterval) { [unowned self] in
+        heartbeatInterval = configuration.heartbeatInterval
+        heartbeatLiveness = configuration.heartbeatLiveness
+        maxResultBytes = configuration.maxMessageBytes
+        heartbeatTimer = runtime.schedule(after: configuration.heartbeatInterval, repeating: configuration.heartbeatInterval) { [unowned self] in
             heartbeat()
         }
         let sweep = min(configuration.sessionIdleTimeout, .seconds(10))
@@ -90,8 +98,21 @@ final class WorkerDriver: IOLoopDriver {
         if isDraining { send(.draining) }
     }
 
+    /// Keeps to the coordinator's terms: results within its message limit, heartbeats at its
+    /// interval, its silence judged by its liveness.
+    private func accept(_ terms: WorkerTerms) {
+        maxResultBytes = min(configuration.maxMessageBytes, Int(terms.maxMessageBytes))
+        let interval = Duration.milliseconds(Int64(terms.heartbeatMilliseconds))
+        heartbeatLiveness = Int(terms.heartbeatLiveness)
+        guard interval != heartbeatInterval else { return }
+        heartbeatInterval = interval
+        if let heartbeatTimer { runtime.cancel(heartbeatTimer) }
+        heartbeatTimer = runtime.schedule(after: interval, repeating: interval) { [unowned self] in heartbeat() }
+        logger.info("heartbeat set by the coordinator", metadata: ["heartbeat.interval": "\(interval)"])
+    }
+
     private func heartbeat() {
-        let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
+        let expiry = heartbeatInterval * heartbeatLiveness
         if ContinuousClock.now - lastHeard > expiry {
             reconnect()
         } else {
@@ -144,6 +165,8 @@ final class WorkerDriver: IOLoopDriver {
                     break
                 case .disconnect:
                     register()
+                case .welcome(let terms):
+                    accept(terms)
                 case .cancel(let requestID):
                     // The coordinator has already answered the client; stop the work (the action
                     // sees it through its context) and free the credit when it ends.
@@ -225,6 +248,14 @@ final class WorkerDriver: IOLoopDriver {
         }
         let result: WireOutcome.Result
         switch outcome {
+        case .success(let output, _) where output.count > maxResultBytes:
+            // Sent, it would be refused by the coordinator (and past libzmq's limit, cost the
+            // connection and everything on it): say why instead.
+            statistics.resultsTooLarge += 1
+            result = .failure(
+                code: BusErrorCode.resultTooLarge,
+                message: "the output of \(request.action) has \(output.count) bytes; the coordinator's limit is \(maxResultBytes)"
+            )
         case .success(let output, _):
             result = .success(contentType: WireRequest.json, output: Array(output))
         case .failure(let error, _):
