@@ -180,11 +180,20 @@ public final class CoordinatorCore {
 
     private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant) {
         if let outcome = completed[request.requestID] {
+            if let conflict = conflict(request, original: (outcome.action, outcome.session, completed.inputDigest(of: request.requestID))) {
+                refuseConflict(request, from: client, conflict)
+                return
+            }
             counters.duplicates += 1
             outbox.send(.outcome(outcome), to: client)
             return
         }
-        if requests[request.requestID] != nil {
+        if let pending = requests[request.requestID] {
+            let original = pending.request
+            if let conflict = conflict(request, original: (original.action, original.session, InputDigest.of(original.input))) {
+                refuseConflict(request, from: client, conflict)
+                return
+            }
             // A resend of a request still in progress: answer to wherever the client is now.
             counters.duplicates += 1
             requests[request.requestID]!.client = client
@@ -219,6 +228,21 @@ public final class CoordinatorCore {
         outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
         outbox.send(.accepted(requestID: request.requestID), to: client)
         dispatch(now: now)
+    }
+
+    /// What differs between a request and the one first sent under its id, if anything: a
+    /// resend is the same request; anything else reusing the id must not get the other's outcome.
+    private func conflict(_ request: WireRequest, original: (action: String, session: String, input: UInt64?)) -> String? {
+        if request.action != original.action { return "action \(original.action)" }
+        if request.session != original.session { return "session '\(original.session)'" }
+        if let digest = original.input, digest != InputDigest.of(request.input) { return "another input" }
+        return nil
+    }
+
+    private func refuseConflict(_ request: WireRequest, from client: ClientAddress, _ difference: String) {
+        counters.idempotencyConflicts += 1
+        let message = "request id \(request.requestID) was first used with \(difference); a resend must repeat the request exactly, and a new request needs a new id"
+        outbox.send(.outcome(.failure(for: request, code: BusErrorCode.idempotencyConflict, message: message)), to: client)
     }
 
     /// After a restart workers need a few heartbeats to find the coordinator again: no request
@@ -632,7 +656,10 @@ public final class CoordinatorCore {
         }
         // Owed until its client has it (ACK), unless the client cannot acknowledge (Majordomo).
         let acknowledges = pending.client.map { $0.protocol == .actionBus } ?? true
-        completed.record(outcome, owedUntil: acknowledges ? pending.deadline + configuration.owedOutcomeGrace : nil)
+        completed.record(
+            outcome, owedUntil: acknowledges ? pending.deadline + configuration.owedOutcomeGrace : nil,
+            inputDigest: InputDigest.of(pending.request.input)
+        )
         counters.completed += 1
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)

@@ -8,6 +8,9 @@ public enum BusErrorCode {
     /// The action's output is larger than the coordinator's message limit; the worker did not
     /// send it (it would have been refused, and the connection with it).
     public static let resultTooLarge = "resultTooLarge"
+    /// The request id (an idempotency key, say) was first used for another action, session or
+    /// input: the other request's outcome is not this one's.
+    public static let idempotencyConflict = "idempotencyConflict"
     /// The input could not be decoded as the action's input type.
     public static let invalidInput = "invalidInput"
     /// No action of that name is known to the worker.

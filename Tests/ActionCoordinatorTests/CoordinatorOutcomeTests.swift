@@ -165,6 +165,28 @@ struct CoordinatorOutcomeTests {
         #expect(h.core.statistics.outcomesKept == 1)
     }
 
+    @Test func anIdReusedForAnotherRequestIsAConflictNeverTheOtherOutcome() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let original = h.perform("key-1", action: "Echo.say", session: "a")
+        // While it runs: another action, another session, another input.
+        h.perform("key-1", action: "Sequence.next", session: "a")
+        h.perform("key-1", action: "Echo.say", session: "b")
+        h.core.received(.perform(WireRequest(requestID: "key-1", action: "Echo.say", session: "a", input: Array(#"{"text":"other"}"#.utf8))),
+                        from: h.client, now: h.at(.zero))
+        #expect(h.outcomes.map(\.failureCode) == ["idempotencyConflict", "idempotencyConflict", "idempotencyConflict"])
+        #expect(h.outcomes.first?.failureMessage?.contains("action Echo.say") == true)
+        #expect(h.requestIDs(to: w1) == ["key-1"])
+        // Finished: the same holds, and an exact resend still gets the recorded outcome.
+        h.complete(original, on: w1)
+        h.perform("key-1", action: "Fault.fail", session: "a")
+        #expect(h.outcomes.last?.failureCode == "idempotencyConflict")
+        h.core.received(.perform(original), from: h.client, now: h.at(.zero))
+        #expect(h.outcomes.last?.isSuccess == true)
+        #expect(h.core.statistics.idempotencyConflicts == 4)
+        #expect(h.core.statistics.duplicates == 1)
+    }
+
     @Test func majordomoOutcomesAreNotOwed() {
         let h = CoordinatorHarness()
         h.ready(w1)

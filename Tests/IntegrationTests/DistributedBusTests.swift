@@ -150,4 +150,19 @@ struct CustomWorkerTests {
         worker.terminate()
         #expect(waitUntil { !worker.isRunning })
     }
+
+    @Test func anIdempotencyKeyReusedForAnotherRequestIsRefusedClearly() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let first = try bus.perform("Sequence.next", ["--session", "k", "--idempotency-key", "order-42", "--json"])
+        #expect(first.process.terminationStatus == 0)
+        let again = try bus.perform("Sequence.next", ["--session", "k", "--idempotency-key", "order-42", "--json"])
+        #expect(try OutcomeLine.parse(again.stdoutLines).first?.output?["n"]?.number == 1, "a true retry gets the recorded outcome")
+        let reused = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--idempotency-key", "order-42", "--json"])
+        #expect(reused.process.terminationStatus == 1)
+        let outcome = try OutcomeLine.parse(reused.stdoutLines).first
+        #expect(outcome?.error?.code == "idempotencyConflict", "\(reused.stdout)")
+        #expect(outcome?.error?.message.contains("Sequence.next") == true)
+    }
 }

@@ -269,7 +269,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         // coordinator instance (the journal outlives this one), can produce.
         let routingText = routingID.count <= 32
             ? routingID.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-            : "h" + String(Self.fnv1a(routingID), radix: 16)  // keeps the id within the 255-byte name limit
+            : "h" + String(InputDigest.of(routingID), radix: 16)  // keeps the id within the 255-byte name limit
         let wireRequest = WireRequest(
             requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
         )
@@ -452,10 +452,6 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         ])
     }
 
-    /// FNV-1a, 64 bits: a short stand-in for a long routing id.
-    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
-        bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
-    }
 
     /// The JSON body a Majordomo client gets: the outcome; nothing for ACCEPTED.
     static func majordomoBody(_ reply: ClientReply) -> [UInt8]? {
