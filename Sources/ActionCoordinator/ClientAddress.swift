@@ -14,16 +14,31 @@ public struct ClientAddress: Hashable, Sendable {
     public var routingID: [UInt8]
     /// The client's protocol.
     public var `protocol`: ClientProtocol
+    /// The CURVE public key (Z85) the connection was authenticated with; `nil` without CURVE.
+    public var curveKey: String?
 
     /// Creates an address.
-    public init(routingID: [UInt8], protocol: ClientProtocol = .actionBus) {
+    public init(routingID: [UInt8], protocol: ClientProtocol = .actionBus, curveKey: String? = nil) {
         self.routingID = routingID
         self.protocol = `protocol`
+        self.curveKey = curveKey
+    }
+
+    /// Whether this client may act on (cancel, resend, take the outcome of) a request first
+    /// sent by `owner` under `requestID`. Under CURVE only the same key may. Without it, only
+    /// the same connection may act on an id of its own form (`<its client id>:<n>`); any other
+    /// id is an idempotency key, which any client may resend (that is what keys are for), and
+    /// without authentication no stronger claim is possible anyway.
+    public func mayActOn(requestID: String, firstSentBy owner: ClientAddress) -> Bool {
+        if let ownerKey = owner.curveKey { return curveKey == ownerKey }
+        guard requestID.utf8.starts(with: owner.routingID + [UInt8(ascii: ":")]) else { return true }
+        return routingID == owner.routingID
     }
 
     /// Hashes the routing id's bytes in one call, not one `combine` per byte.
     public func hash(into hasher: inout Hasher) {
         routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
         hasher.combine(`protocol`)
+        hasher.combine(curveKey)
     }
 }

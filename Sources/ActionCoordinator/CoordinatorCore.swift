@@ -180,7 +180,12 @@ public final class CoordinatorCore {
 
     private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant) {
         if let outcome = completed[request.requestID] {
-            if let conflict = conflict(request, original: (outcome.action, outcome.session, completed.inputDigest(of: request.requestID))) {
+            let origin = completed.origin(of: request.requestID)
+            if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
+                refuseNotOwner(request, from: client)
+                return
+            }
+            if let conflict = conflict(request, original: (outcome.action, outcome.session, origin?.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
                 return
             }
@@ -189,6 +194,10 @@ public final class CoordinatorCore {
             return
         }
         if let pending = requests[request.requestID] {
+            if let owner = pending.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
+                refuseNotOwner(request, from: client)
+                return
+            }
             let original = pending.request
             if let conflict = conflict(request, original: (original.action, original.session, InputDigest.of(original.input))) {
                 refuseConflict(request, from: client, conflict)
@@ -245,6 +254,12 @@ public final class CoordinatorCore {
         outbox.send(.outcome(.failure(for: request, code: BusErrorCode.idempotencyConflict, message: message)), to: client)
     }
 
+    private func refuseNotOwner(_ request: WireRequest, from client: ClientAddress) {
+        counters.notOwner += 1
+        let message = "request id \(request.requestID) belongs to another client; only the client that sent it may resend or cancel it"
+        outbox.send(.outcome(.failure(for: request, code: BusErrorCode.notOwner, message: message)), to: client)
+    }
+
     /// After a restart workers need a few heartbeats to find the coordinator again: no request
     /// fails `noWorker` early before they had the time.
     private var restartGrace: Duration { configuration.heartbeatInterval * (configuration.heartbeatLiveness + 1) }
@@ -255,6 +270,13 @@ public final class CoordinatorCore {
     }
 
     private func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
+        let owner = requests[requestID]?.firstSender ?? completed.origin(of: requestID)?.firstSender
+        if let owner, !client.mayActOn(requestID: requestID, firstSentBy: owner) {
+            counters.notOwner += 1
+            outbox.send(.error(requestID: requestID, code: BusErrorCode.notOwner,
+                               message: "request \(requestID) belongs to another client; only the client that sent it may cancel it"), to: client)
+            return
+        }
         if let outcome = completed[requestID] {
             outbox.send(.outcome(outcome), to: client)
             return
@@ -506,7 +528,7 @@ public final class CoordinatorCore {
         guard pending.placement == .queued, !isServed(pending.request.action) else {
             return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
         }
-        let served = Set(workers.values.flatMap(\.actions)).sorted()
+        let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions)).sorted()
         var message = "no worker serves \(pending.request.action)"
         if let suggestion = ActionNameSuggestion.closest(to: pending.request.action, among: served) {
             message += "; did you mean \(suggestion)?"
@@ -515,8 +537,9 @@ public final class CoordinatorCore {
         return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
     }
 
+    /// Whether a worker that takes new work (not draining, not unreachable) serves `action`.
     private func isServed(_ action: String) -> Bool {
-        workers.values.contains { $0.actions.contains(action) }
+        workers.values.contains { !$0.isDraining && !$0.isUnreachable && $0.actions.contains(action) }
     }
 
     // MARK: Queue
@@ -658,7 +681,7 @@ public final class CoordinatorCore {
         let acknowledges = pending.client.map { $0.protocol == .actionBus } ?? true
         completed.record(
             outcome, owedUntil: acknowledges ? pending.deadline + configuration.owedOutcomeGrace : nil,
-            inputDigest: InputDigest.of(pending.request.input)
+            origin: OutcomeOrigin(inputDigest: InputDigest.of(pending.request.input), firstSender: pending.firstSender)
         )
         counters.completed += 1
         outbox.journal(.finished(outcome))

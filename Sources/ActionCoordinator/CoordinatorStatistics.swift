@@ -10,6 +10,8 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var overloaded = 0
     /// Requests refused because their id was first used for another action, session or input.
     public var idempotencyConflicts = 0
+    /// Resends and cancels refused because the request belongs to another client.
+    public var notOwner = 0
     /// Requests delivered again after their worker died.
     public var redelivered = 0
     /// Results from workers no longer holding the request (declared dead, or it timed out).

@@ -11,6 +11,9 @@ public enum BusErrorCode {
     /// The request id (an idempotency key, say) was first used for another action, session or
     /// input: the other request's outcome is not this one's.
     public static let idempotencyConflict = "idempotencyConflict"
+    /// The request belongs to another client (another CURVE key, or another client's own id):
+    /// only the client that sent it may resend or cancel it.
+    public static let notOwner = "notOwner"
     /// The input could not be decoded as the action's input type.
     public static let invalidInput = "invalidInput"
     /// No action of that name is known to the worker.

@@ -1,5 +1,9 @@
 import CZeroMQ
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Flags for a send.
 public struct SendOptions: OptionSet, Sendable {
     public let rawValue: Int32
@@ -187,6 +191,34 @@ public final class Socket {
     ///   loop can read a bounded batch: `while socket.receiveIfAvailable(into: &buffer) { … }`.
     public func receiveIfAvailable(into message: inout Multipart) -> Bool {
         (try? receive(into: &message, options: .dontWait)) != nil
+    }
+
+    /// Receives a whole multipart message if one is queued, with the user id its connection was
+    /// authenticated under by a ZAP handler (`nil` when none was given, as without CURVE).
+    public func receiveIfAvailable(into message: inout Multipart, userID: inout String?) -> Bool {
+        message.removeAll()
+        userID = nil
+        var options = ReceiveOptions.dontWait
+        var more = true
+        while more {
+            let received = withUnsafeTemporaryAllocation(of: zmq_msg_t.self, capacity: 1) { buffer -> Bool in
+                let frame = buffer.baseAddress!
+                zmq_msg_init(frame)
+                defer { zmq_msg_close(frame) }
+                while zmq_msg_recv(frame, handle, options.rawValue) < 0 {
+                    guard zmq_errno() == EINTR else { return false }
+                }
+                message.append(UnsafeRawBufferPointer(start: zmq_msg_data(frame), count: zmq_msg_size(frame)))
+                // A ROUTER's routing-id frame carries no metadata; the frames from the peer do.
+                if userID == nil, let value = zmq_msg_gets(frame, "User-Id") { userID = String(cString: value) }
+                more = zmq_msg_more(frame) != 0
+                return true
+            }
+            // The rest of a message that has begun is already queued: it never blocks.
+            guard received else { return !message.isEmpty && !more }
+            options = []
+        }
+        return true
     }
 
     /// Receives a whole multipart message.

@@ -58,6 +58,59 @@ struct CoordinatorClientTests {
         #expect(message.contains("nope"))
     }
 
+    // MARK: Ownership
+
+    @Test func anotherClientCannotResendOrCancelARequestOfItsOwnForm() throws {
+        let h = CoordinatorHarness { $0.defaultTimeout = .seconds(600) }
+        h.ready(w1, credits: 10)
+        let a = ClientAddress(routingID: Array("clientA".utf8))
+        let b = ClientAddress(routingID: Array("clientB".utf8))
+        h.perform("clientA:1", from: a)
+        h.perform("clientA:1", from: b)
+        #expect(h.outbox.replies.last?.client == b)
+        guard case .outcome(let refused)? = h.outbox.replies.last?.reply else { throw StackReplyMissing(replies: h.replies) }
+        #expect(refused.failureCode == BusErrorCode.notOwner)
+        h.send(.cancel(requestID: "clientA:1"), from: b)
+        guard case .error(_, let code, _)? = h.outbox.replies.last?.reply else { throw StackReplyMissing(replies: h.replies) }
+        #expect(code == BusErrorCode.notOwner)
+        #expect(h.core.statistics.running == 1, "still running: b's cancel was refused")
+        // An idempotency key is anyone's to resend without CURVE (a restarted process does).
+        h.perform("shared-key", from: a)
+        h.perform("shared-key", from: b)
+        #expect(h.core.statistics.notOwner == 2)
+        #expect(h.core.statistics.duplicates == 1)
+        // The owner may cancel.
+        h.send(.cancel(requestID: "clientA:1"), from: a)
+        #expect(h.outbox.replies.last?.client == a)
+        #expect(h.core.statistics.running == 1)
+    }
+
+    @Test func underCurveARequestBelongsToTheKeyThatSentIt() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        let alice = ClientAddress(routingID: [0xA1], curveKey: "alice-key")
+        let mallory = ClientAddress(routingID: [0xA1], curveKey: "mallory-key")
+        let request = h.perform("order-7", from: alice)
+        h.perform("order-7", from: mallory)
+        h.complete(request, on: w1)
+        h.perform("order-7", from: mallory)
+        h.send(.cancel(requestID: "order-7"), from: mallory)
+        let toMallory = h.outbox.replies.filter { $0.client == mallory }.map(\.reply)
+        #expect(toMallory.count == 3)
+        #expect(toMallory.allSatisfy { reply in
+            switch reply {
+            case .outcome(let outcome): return outcome.failureCode == BusErrorCode.notOwner
+            case .error(_, let code, _): return code == BusErrorCode.notOwner
+            default: return false
+            }
+        })
+        // Alice's own resend gets her outcome.
+        h.perform("order-7", from: alice)
+        #expect(h.outbox.replies.last?.client == alice)
+        guard case .outcome(let outcome)? = h.outbox.replies.last?.reply else { throw StackReplyMissing(replies: h.replies) }
+        #expect(outcome.isSuccess)
+    }
+
     // MARK: Stacks
 
     private func report(_ h: CoordinatorHarness, queryID: String, session: String = "") throws -> ActionStacksReport {

@@ -51,9 +51,33 @@ struct CurveSecurityTests {
         #expect(worker.waitForExit(timeout: .seconds(10)) != nil)
         let orphan = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--timeout", "1", "--json"] + asClient)
         #expect(orphan.process.terminationStatus == 1)
-        #expect(try OutcomeLine.parse(orphan.stdoutLines).first?.error?.code == "noWorker")
+        #expect(try OutcomeLine.parse(orphan.stdoutLines).first?.error?.code == "noWorker", "\(orphan.stdout) \(orphan.stderr)")
         #expect(rogue.process.isRunning)
         #expect(!coordinator.stderr.contains("worker.name=rogue"))
+    }
+
+    @Test func aRequestBelongsToTheKeyThatSentIt() throws {
+        let bus = try BusFixture()
+        let keys = bus.directory.appendingPathComponent("keys").path
+        try FileManager.default.createDirectory(atPath: keys + "/clients", withIntermediateDirectories: true)
+        for base in ["\(keys)/coordinator", "\(keys)/clients/alice", "\(keys)/clients/mallory"] {
+            #expect(try bus.start("keygen", ["keygen", "--out", base]).waitForExit() == 0)
+        }
+        let coordinator = try bus.startCoordinator([
+            "--no-journal", "--curve-secret-key", "\(keys)/coordinator.key", "--allow-clients", "\(keys)/clients",
+            "--allow-workers", "\(keys)/clients",
+        ])
+        let server = ["--coordinator-key", "\(keys)/coordinator.pub"]
+        try bus.startWorker("w1", coordinator: coordinator, ["--curve-secret-key", "\(keys)/clients/alice.key"] + server)
+        let alice = ["--curve-secret-key", "\(keys)/clients/alice.key"] + server
+        let mallory = ["--curve-secret-key", "\(keys)/clients/mallory.key"] + server
+        let first = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "order-9", "--json"] + alice)
+        #expect(try OutcomeLine.parse(first.stdoutLines).first?.output?["n"]?.number == 1)
+        // Another allowed key learns the id (from the stream, say): it gets no outcome of Alice's.
+        let stolen = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "order-9", "--json"] + mallory)
+        #expect(try OutcomeLine.parse(stolen.stdoutLines).first?.error?.code == "notOwner", "\(stolen.stdout)")
+        let again = try bus.perform("Sequence.next", ["--session", "s", "--idempotency-key", "order-9", "--json"] + alice)
+        #expect(try OutcomeLine.parse(again.stdoutLines).first?.output?["n"]?.number == 1, "Alice's resend still gets hers")
     }
 
     @Test func badKeyOptionsAreUsageErrors() throws {

@@ -12,11 +12,11 @@ struct CompletedOutcomes {
     let capacity: Int
     let byteCapacity: Int
     /// Usually few: an acknowledgement follows each outcome within milliseconds.
-    private var owed: [String: (outcome: WireOutcome, until: ContinuousClock.Instant, input: UInt64?)] = [:]
+    private var owed: [String: (outcome: WireOutcome, until: ContinuousClock.Instant, origin: OutcomeOrigin?)] = [:]
     private var outcomes: [String: WireOutcome] = [:]
-    /// Digests of the inputs of the kept outcomes, where known (not for outcomes recovered from
-    /// the journal), to tell a resend from a reuse of the id for another request.
-    private var inputDigests: [String: UInt64] = [:]
+    /// Where the kept outcomes' requests came from, where known (not for outcomes recovered from
+    /// the journal): to tell a resend from a reuse of the id, and the owner from anyone else.
+    private var origins: [String: OutcomeOrigin] = [:]
     private var order: Deque<String> = []
     private(set) var bytes = 0
 
@@ -27,8 +27,8 @@ struct CompletedOutcomes {
 
     subscript(requestID: String) -> WireOutcome? { owed[requestID]?.outcome ?? outcomes[requestID] }
 
-    /// The digest of the input of the request `requestID` answered, when known.
-    func inputDigest(of requestID: String) -> UInt64? { owed[requestID]?.input ?? inputDigests[requestID] }
+    /// Where the request `requestID` answered came from, when known.
+    func origin(of requestID: String) -> OutcomeOrigin? { owed[requestID]?.origin ?? origins[requestID] }
 
     /// The outcomes kept, owed ones first, then the recent ones oldest first.
     var oldestFirst: [WireOutcome] { owed.values.map(\.outcome) + order.compactMap { outcomes[$0] } }
@@ -40,18 +40,18 @@ struct CompletedOutcomes {
 
     /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
     /// recent otherwise.
-    mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil, inputDigest: UInt64? = nil) {
+    mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil) {
         if let owedUntil {
-            owed[outcome.requestID] = (outcome, owedUntil, inputDigest)
+            owed[outcome.requestID] = (outcome, owedUntil, origin)
         } else {
-            keepRecent(outcome, inputDigest: inputDigest)
+            keepRecent(outcome, origin: origin)
         }
     }
 
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        if let entry = owed.removeValue(forKey: requestID), keep { keepRecent(entry.outcome, inputDigest: entry.input) }
+        if let entry = owed.removeValue(forKey: requestID), keep { keepRecent(entry.outcome, origin: entry.origin) }
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (call it now and then: it
@@ -60,9 +60,9 @@ struct CompletedOutcomes {
         for (requestID, entry) in owed where entry.until <= now { acknowledge(requestID) }
     }
 
-    private mutating func keepRecent(_ outcome: WireOutcome, inputDigest: UInt64?) {
+    private mutating func keepRecent(_ outcome: WireOutcome, origin: OutcomeOrigin?) {
         guard capacity > 0 else { return }
-        inputDigests[outcome.requestID] = inputDigest
+        origins[outcome.requestID] = origin
         if let replaced = outcomes.updateValue(outcome, forKey: outcome.requestID) {
             bytes -= Self.size(of: replaced)
         } else {
@@ -71,7 +71,7 @@ struct CompletedOutcomes {
         bytes += Self.size(of: outcome)
         while order.count > capacity || (bytes > byteCapacity && order.count > 1), let oldest = order.popFirst() {
             if let evicted = outcomes.removeValue(forKey: oldest) { bytes -= Self.size(of: evicted) }
-            inputDigests[oldest] = nil
+            origins[oldest] = nil
         }
     }
 

@@ -44,6 +44,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var lastDropWarning: ContinuousClock.Instant?
     private var incoming = Multipart()
     private var clientRoutingIDs = RoutingIDCache()
+    /// The CURVE key of the client message being handled (`nil` without CURVE).
+    private var curveKey: String?
     private var workerRoutingIDs = RoutingIDCache()
     private var outgoing = Multipart()
 
@@ -225,7 +227,12 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private func readClients() {
         for _ in 0..<Self.batchSize {
-            guard clients.receiveIfAvailable(into: &incoming) else { return }
+            if configuration.curve != nil {
+                // The key each message's connection was authenticated with: requests belong to it.
+                guard clients.receiveIfAvailable(into: &incoming, userID: &curveKey) else { return }
+            } else {
+                guard clients.receiveIfAvailable(into: &incoming) else { return }
+            }
             handleClientMessage()
         }
     }
@@ -242,7 +249,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
         do {
             let message = try ClientMessage.decode(incoming, at: 1, limits: limits)
-            core.received(message, from: ClientAddress(routingID: routingID), now: .now)
+            core.received(message, from: ClientAddress(routingID: routingID, curveKey: curveKey), now: .now)
         } catch {
             core.recordMalformed(fromWorker: false)
             // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
@@ -273,7 +280,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let wireRequest = WireRequest(
             requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
         )
-        let client = ClientAddress(routingID: routingID, protocol: .majordomo(request.dialect, service: request.service))
+        let client = ClientAddress(routingID: routingID, protocol: .majordomo(request.dialect, service: request.service), curveKey: curveKey)
         guard request.service.contains(".") else {
             let outcome = WireOutcome.failure(for: wireRequest, code: BusErrorCode.unknownAction,
                                               message: "service '\(request.service)' is not an action name (Feature.action)")

@@ -18,6 +18,9 @@ final class PendingRequest {
     }
     /// The connection whose share of the queue it counts against (the first to send it).
     private(set) var owner: RoutingKey?
+    /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
+    /// may cancel it or take its outcome. `nil` for a request recovered from the journal.
+    let firstSender: ClientAddress?
     /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
     /// among themselves in the order they were accepted.
     let order: UInt64
@@ -31,6 +34,7 @@ final class PendingRequest {
         self.request = request
         self.client = client
         self.owner = client.map { RoutingKey($0.routingID) }
+        self.firstSender = client
         self.order = order
         self.deadline = deadline
     }
