@@ -13,8 +13,12 @@ final class BusProcess: @unchecked Sendable {
     let stderrURL: URL
 
     /// Starts `actionbus` with `arguments`; with `shellPrefix`, through `/bin/sh -c` running
-    /// those commands first (e.g. `ulimit`), then `exec`ing `actionbus`.
-    init(name: String, arguments: [String], directory: URL, environment: [String: String] = [:], shellPrefix: String? = nil) throws {
+    /// those commands first (e.g. `ulimit`), then `exec`ing `actionbus`; with `program`, that
+    /// program instead of `actionbus`.
+    init(
+        name: String, arguments: [String], directory: URL, environment: [String: String] = [:], shellPrefix: String? = nil,
+        program: String? = nil
+    ) throws {
         self.name = name
         stdoutURL = directory.appendingPathComponent("\(name).out")
         stderrURL = directory.appendingPathComponent("\(name).err")
@@ -24,7 +28,7 @@ final class BusProcess: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "\(shellPrefix); exec \"$0\" \"$@\"", BusProcess.executable.path] + arguments
         } else {
-            process.executableURL = BusProcess.executable
+            process.executableURL = program.map { URL(fileURLWithPath: $0) } ?? BusProcess.executable
             process.arguments = arguments
         }
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
@@ -99,6 +103,14 @@ final class BusFixture: @unchecked Sendable {
     @discardableResult
     func start(_ name: String, _ arguments: [String], shellPrefix: String? = nil) throws -> BusProcess {
         let process = try BusProcess(name: name, arguments: arguments, directory: directory, shellPrefix: shellPrefix)
+        processes.withLock { $0.append(process) }
+        return process
+    }
+
+    /// Starts another program (a helper script), killed by PID with the rest.
+    @discardableResult
+    func startProgram(_ name: String, _ program: String, _ arguments: [String]) throws -> BusProcess {
+        let process = try BusProcess(name: name, arguments: arguments, directory: directory, program: program)
         processes.withLock { $0.append(process) }
         return process
     }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// A client whose TCP connection is re-established, and what a worker keeps of finished work.
+@Suite("Reconnection and worker memory", .serialized, .timeLimit(.minutes(2)))
+struct ReconnectAndMemoryTests {
+    /// A TCP relay in Python that, `drop_after` seconds after its first connection, cuts every
+    /// connection once: a network fault that ZeroMQ repairs by reconnecting.
+    static let relayScript = """
+        import socket, sys, threading, time
+        listen_port, target_port, drop_after = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+        server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", listen_port)); server.listen(16)
+        live = []
+        def pump(a, b):
+            try:
+                while True:
+                    data = a.recv(65536)
+                    if not data: break
+                    b.sendall(data)
+            except OSError: pass
+            for s in (a, b):
+                try: s.close()
+                except OSError: pass
+        def cut():
+            time.sleep(drop_after)
+            for s in list(live):
+                try: s.shutdown(socket.SHUT_RDWR)
+                except OSError: pass
+            print("dropped", flush=True)
+        first = True
+        while True:
+            client, _ = server.accept()
+            upstream = socket.create_connection(("127.0.0.1", target_port))
+            live.extend([client, upstream])
+            threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+            if first:
+                first = False
+                threading.Thread(target=cut, daemon=True).start()
+        """
+
+    @Test func aClientWhoseConnectionIsReestablishedGetsItsOutcomesWithoutResending() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let relayPort = try freeLoopbackPort()
+        let python = ProcessInfo.processInfo.environment["ACTIONBUS_PYTHON"] ?? "/usr/bin/python3"
+        let relay = try bus.startProgram("relay", python, ["-c", Self.relayScript, "\(relayPort)", "\(bus.clientsPort)", "0.7"])
+
+        // The requests run 1.5 s; the relay cuts the client's connection 0.7 s after it opened.
+        let perform = try bus.start("perform", [
+            "perform", "Clock.sleep", "--input", #"{"ms":1500}"#, "--count", "20", "--concurrency", "20", "--timeout", "30",
+            "--json", "--coordinator", "tcp://127.0.0.1:\(relayPort)",
+        ])
+        try expect(perform.waitForExit(timeout: .seconds(40)) != nil, "the perform did not finish")
+        #expect(relay.stdout.contains("dropped"), "the relay never cut the connection: \(relay.stderr)")
+        #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
+        #expect(Set(try OutcomeLine.parse(perform.stdoutLines).map(\.request)).count == 20)
+        // The outcomes found the client on its new connection (same routing id): nothing was
+        // lost to the old one, so nothing had to be sent again.
+        let stats = try LoadTests.statistics(bus)
+        #expect(stats["duplicates"] == 0, "\(stats)")
+        #expect(stats["accepted"] == 20, "\(stats)")
+    }
+
+    /// A worker frees what a request holds (its input, the action's completion) when the request
+    /// completes, not at its deadline.
+    @Test func aWorkerKeepsNothingOfCompletedRequestsUntilTheirDeadlines() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        let worker = try bus.startWorker("w1", coordinator: coordinator)
+        func residentKilobytes() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(worker.pid)/status", encoding: .utf8)
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        let text = String(repeating: "m", count: 100_000)  // one argument may not pass 128 KiB
+        let warm = try bus.perform("Echo.say", ["--input", #"{"text":"\#(text)"}"#, "--count", "50", "--concurrency", "10"])
+        #expect(warm.process.terminationStatus == 0)
+        let before = try residentKilobytes()
+        // 1,500 requests of 100 KB each with an hour to live: 150 MB if the worker kept them.
+        let load = try bus.perform("Echo.say", [
+            "--input", #"{"text":"\#(text)"}"#, "--count", "1500", "--concurrency", "20", "--timeout", "3600",
+        ], timeout: .seconds(90))
+        #expect(load.process.terminationStatus == 0, "\(load.stderr)")
+        let grown = try residentKilobytes() - before
+        #expect(grown < 60_000, "the worker grew by \(grown) KB")
+    }
+}
