@@ -90,6 +90,9 @@ public final class CoordinatorCore {
     /// Counts a reply held back because its client's queue was full (it goes when there is room).
     public func recordDeferredReply() { counters.deferredReplies += 1 }
 
+    /// Counts a subscription confirmation not sent (a flood of subscriptions).
+    public func recordDroppedConfirmation() { counters.confirmationsDropped += 1 }
+
     /// Counts a subscriber queue found full by a publish.
     public func recordStreamOverflow() { counters.streamOverflows += 1 }
 

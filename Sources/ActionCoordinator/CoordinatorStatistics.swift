@@ -28,6 +28,8 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     /// drops outcomes for that subscriber alone, without telling the publisher, until it reads
     /// again; the subscriber sees exactly how many it missed from the sequence numbers.
     public var streamOverflows = 0
+    /// SUBSCRIBED confirmations not sent because subscriptions came faster than 1,000 a second.
+    public var confirmationsDropped = 0
     /// Accepted, unfinished requests taken back from the journal at start.
     public var recovered = 0
     /// Results adopted for recovered requests from workers that started them before a restart.

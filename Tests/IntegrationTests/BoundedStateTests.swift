@@ -1,6 +1,8 @@
 import ActionClient
+import ActionWire
 import Foundation
 import Testing
+import ZeroMQ
 
 /// Tables keyed by session name stay bounded, and the STACKS reply always fits.
 @Suite("Bounded coordinator state", .serialized, .timeLimit(.minutes(2)))
@@ -73,5 +75,36 @@ struct StreamRestartTests {
             return subscriber.stderr.contains("the coordinator restarted")
         }, "no restart reported: \(subscriber.stderr)")
         #expect(subscriber.stdoutLines.contains { $0.contains(#""after""#) })
+    }
+}
+
+/// Floods on the outcomes socket.
+@Suite("Subscription floods", .serialized, .timeLimit(.minutes(2)))
+struct SubscriptionFloodTests {
+    /// A peer sending tens of thousands of subscriptions does not bury a legitimate subscriber
+    /// in confirmations: it still gets every outcome, without a gap.
+    @Test func aFloodOfSubscriptionsDoesNotStarveOtherSubscribers() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal", "--outcome-hwm", "1000"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let subscriber = try bus.start("subscriber", ["subscribe", "--feature", "Echo", "--limit", "200", "--json", "--outcomes", bus.outcomes])
+        try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "no subscription: \(subscriber.stderr)")
+
+        // Raw subscription messages under the subscriber's prefix, as fast as they go.
+        let context = try ZMQContext()
+        let flooder = try Socket(context, type: .xsub)
+        defer { flooder.close() }
+        try flooder.setOption(.sendHighWaterMark, 0)
+        try flooder.connect(bus.outcomes)
+        let topic = [UInt8(1)] + OutcomeTopic.prefix(feature: "Echo", action: "say", session: "flood")
+        for _ in 0..<50_000 { try flooder.send(topic) }
+
+        let perform = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--count", "200", "--concurrency", "20"])
+        #expect(perform.process.terminationStatus == 0)
+        try expect(subscriber.waitForExit(timeout: .seconds(30)) != nil, "the subscriber did not get its 200 outcomes")
+        #expect(subscriber.stdoutLines.count == 200)
+        #expect(!subscriber.stderr.contains("gap:"), "\(subscriber.stderr)")
+        let stats = try LoadTests.statistics(bus)
+        #expect(stats["streamOverflows"] == 0, "\(stats)")
     }
 }

@@ -17,6 +17,7 @@ import ZeroMQ
 final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Messages read from one socket before the loop looks at the others.
     private static let batchSize = 256
+    private static let maxConfirmationsPerSecond = 1_000
 
     let clients: Socket
     let workers: Socket
@@ -44,6 +45,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var lastDropWarning: ContinuousClock.Instant?
     private var incoming = Multipart()
     private var clientRoutingIDs = RoutingIDCache()
+    private var confirmationWindowStart = ContinuousClock.now
+    private var confirmationsInWindow = 0
     /// The CURVE key of the client message being handled (`nil` without CURVE).
     private var curveKey: String?
     private var workerRoutingIDs = RoutingIDCache()
@@ -309,6 +312,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func readSubscriptions() {
+        // One SUBSCRIBED per prefix per batch confirms every subscriber of it; a flood of
+        // subscriptions (XPUB passes each on, being verbose) must not become a flood of
+        // confirmations on the topics of legitimate subscribers.
+        var confirm: [[UInt8]] = []
+        defer { confirmSubscriptions(confirm) }
         for _ in 0..<Self.batchSize {
             guard outcomes.receiveIfAvailable(into: &incoming) else { return }
             // XPUB delivers 0x01 + prefix for a subscription (every one, being verbose), and
@@ -317,10 +325,29 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             let topic = Array(incoming[0].dropFirst())
             if kind == 1 {
                 subscribedTopics.insert(topic)
-                core.subscribed(topic: topic)
+                if !confirm.contains(topic) { confirm.append(topic) }
             } else if kind == 0 {
                 subscribedTopics.remove(topic)
             }
+        }
+    }
+
+    /// Publishes SUBSCRIBED for `topics`, at most `maxConfirmationsPerSecond` a second: past
+    /// that (a flood of distinct prefixes) confirmations are dropped and counted; a subscriber
+    /// that misses one times out and can subscribe again.
+    private func confirmSubscriptions(_ topics: [[UInt8]]) {
+        let now = ContinuousClock.now
+        if now - confirmationWindowStart >= .seconds(1) {
+            confirmationWindowStart = now
+            confirmationsInWindow = 0
+        }
+        for topic in topics {
+            guard confirmationsInWindow < Self.maxConfirmationsPerSecond else {
+                core.recordDroppedConfirmation()
+                continue
+            }
+            confirmationsInWindow += 1
+            core.subscribed(topic: topic)
         }
     }
 
