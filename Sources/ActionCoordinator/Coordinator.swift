@@ -37,9 +37,9 @@ public final class Coordinator: Sendable {
             try ZAPAuthenticator(context: context) { curve.decide($0) }
         }
         do {
-            loop = try IOLoop(name: "coordinator-io", context: context) { runtime in
+            loop = try IOLoop(name: "coordinator-io", context: context) { runtime, loop in
                 let driver = try CoordinatorDriver(
-                    runtime: runtime, configuration: configuration, logger: logger,
+                    runtime: runtime, loop: loop, configuration: configuration, logger: logger,
                     onFatalError: { fatalErrorSink.yield($0) }
                 )
                 bound.withLock { $0 = driver.endpoints }

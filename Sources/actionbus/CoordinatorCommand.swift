@@ -61,6 +61,8 @@ struct CoordinatorTuning: ParsableArguments {
     var peerHwm: Int32 = 100_000
     @Option(help: "Seconds a session may finish nothing before its open action stacks are closed.")
     var stackIdleSeconds: Double = 1800
+    @Option(help: "Seconds a session with nothing queued or running keeps its worker before it is unpinned.")
+    var sessionIdleSeconds: Double = 300
 
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
@@ -74,15 +76,16 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.outcomeHighWaterMark = outcomeHwm
         configuration.peerHighWaterMark = peerHwm
         configuration.stackIdleTimeout = .milliseconds(Int64(stackIdleSeconds * 1000))
+        configuration.sessionIdleTimeout = .milliseconds(Int64(sessionIdleSeconds * 1000))
         return configuration
     }
 
     func validate() throws {
         guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
-              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0 else {
+              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0 else {
             throw ValidationError("""
                 --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \
-                --max-timeout and --stack-idle-seconds must be positive; --no-worker-grace must not be negative
+                --max-timeout, --stack-idle-seconds and --session-idle-seconds must be positive; --no-worker-grace must not be negative
                 """)
         }
     }

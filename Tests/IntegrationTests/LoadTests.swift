@@ -90,3 +90,41 @@ struct LoadTests {
         #expect(outcome?.error?.message.contains("workers serve") == true)
     }
 }
+
+/// The bounds a coordinator puts on what one client may ask of it.
+@Suite("Client bounds", .serialized, .timeLimit(.minutes(2)))
+struct ClientBoundsTests {
+    @Test func oneClientCannotParkTheQueueFullAndTimeoutsAreCut() throws {
+        let bus = try BusFixture()
+        try bus.startCoordinator(["--no-journal", "--max-queued-per-client", "100", "--max-timeout", "2", "--no-worker-grace", "60"])
+        // No worker: 150 requests from one client, its share 100.
+        let greedy = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--count", "150", "--concurrency", "150",
+                                                  "--timeout", "60", "--json"], timeout: .seconds(30))
+        let outcomes = try OutcomeLine.parse(greedy.stdoutLines)
+        #expect(outcomes.count == 150)
+        #expect(outcomes.filter { $0.error?.code == "overloaded" }.count == 50, "\(greedy.stdout.prefix(600))")
+        // The other 100 asked for 60 s and were given 2: they end long before the client's wait.
+        #expect(outcomes.filter { $0.error?.code == "noWorker" || $0.error?.code == "timedOut" }.count == 100)
+        // Another client still gets in.
+        let other = try bus.perform("Echo.say", ["--input", #"{"text":"y"}"#, "--timeout", "1", "--json"], timeout: .seconds(30))
+        #expect(try OutcomeLine.parse(other.stdoutLines).first?.error?.code != "overloaded")
+    }
+
+    @Test func aSessionStaysOnItsWorkerWhileItsRequestRunsPastTheIdleTimeout() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal", "--session-idle-seconds", "1"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        try bus.startWorker("w2", coordinator: coordinator)
+        let long = try bus.start("long", ["perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--session", "busy", "--json",
+                                          "--coordinator", bus.clients])
+        try expect(waitUntil { (try? LoadTests.statistics(bus)["running"]) == 1 }, "the long request did not start")
+        // Idle (nothing sent or answered) for more than the timeout while it runs.
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try LoadTests.statistics(bus)["sessions"] == 1, "the busy session was unpinned")
+        let next = try bus.perform("Sequence.next", ["--session", "busy", "--json"], timeout: .seconds(30))
+        try expect(long.waitForExit(timeout: .seconds(30)) != nil, "the long request did not finish")
+        let host = try OutcomeLine.parse(long.stdoutLines).first?.worker
+        #expect(host != nil)
+        #expect(try OutcomeLine.parse(next.stdoutLines).first?.worker == host, "the session's next request ran elsewhere")
+    }
+}

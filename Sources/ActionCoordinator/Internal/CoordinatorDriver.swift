@@ -9,9 +9,10 @@ import ZeroMQ
 /// The coordinator's I/O loop side: owns the three sockets and the journal, decodes what
 /// arrives, feeds the core, and writes what the core decides.
 ///
-/// Client replies wait in ``heldReplies`` until the end of the batch of messages that caused
-/// them; with a journal, until that batch's records are durable too (group commit: one
-/// fdatasync per batch, not per request). The ACCEPTEDs of a batch go out as one message per
+/// Client replies wait in ``held`` until the end of the batch of messages that caused them;
+/// with a journal, until that batch's records are durable too (group commit: one fdatasync per
+/// batch, not per request), which the ``JournalWriter`` does on its own thread while this loop
+/// goes on reading and routing. The ACCEPTEDs of a batch go out as one message per
 /// client. A reply that finds its client's queue full is kept, in order, in that client's
 /// backlog and sent when there is room: a live client never loses a reply to a high-water mark.
 final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
@@ -27,14 +28,17 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private let limits: WireLimits
     private let logger: Logger
     private(set) var core: CoordinatorCore!
-    private let journalFile: RequestJournal?
-    private var heldReplies: [(reply: ClientReply, client: ClientAddress)] = []
-    /// Requests accepted in this batch, per client, in order.
-    private var heldAcceptances: [ClientAddress: [String]] = [:]
-    private var acceptanceOrder: [ClientAddress] = []
+    private let journalWriter: JournalWriter?
+    private unowned let loop: IOLoop<CoordinatorDriver>
+    /// The records of the batch being handled, for the journal.
+    private var records: [JournalRecord] = []
+    /// What the batch being handled will send once its records are durable.
+    private var held = HeldOutput()
+    /// Where each client's ACCEPTEDs of this batch are in `held.acceptances`.
+    private var acceptanceIndex: [ClientAddress: Int] = [:]
+    private var compactionRunning = false
     /// Replies waiting for room in their client's queue, per routing id, in order.
     private var backlogs: [RoutingKey: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
-    private var heldEvents: [StreamMessage] = []
     /// Topic prefixes someone subscribes to (XPUB tells each new one, and each one nobody
     /// subscribes to any more).
     private var subscribedTopics: Set<[UInt8]> = []
@@ -53,15 +57,18 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var outgoing = Multipart()
 
     init(
-        runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, logger: Logger,
+        runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
         onFatalError: @escaping @Sendable (any Error) -> Void
     ) throws {
         self.configuration = configuration
         self.runtime = runtime
         self.onFatalError = onFatalError
-        journalFile = try configuration.dataDirectory.map {
+        self.loop = loop
+        let journalFile = try configuration.dataDirectory.map {
             try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
         }
+        // Its recovery is read below, here, before the writer's thread ever touches it.
+        journalWriter = journalFile.map(JournalWriter.init(journal:))
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
         clients = try runtime.makeSocket(.router)
@@ -146,37 +153,58 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         // The loop reads nothing more: commit what was decided, answer it, release the directory.
         flush()
-        guard let journalFile else { return }
-        journalFile.close()
+        guard let journalWriter, let directory = configuration.dataDirectory else { return }
+        journalWriter.waitForAll()
+        releaseCommitted()
+        journalWriter.close()
         if !stoppedByFailure {
-            logger.info("journal flushed and closed", metadata: ["journal.directory": "\(journalFile.directory)"])
+            logger.info("journal flushed and closed", metadata: ["journal.directory": "\(directory)"])
         }
     }
 
     // MARK: Journal
 
-    /// Makes the batch's records durable, then sends the replies and stream events that
-    /// waited for them.
+    /// Ends a batch: without a journal, sends what it decided; with one, hands its records to
+    /// the journal's thread, and what waited for them follows once they are durable. A batch
+    /// without records still goes through the journal's thread while others are there, so
+    /// replies keep their order.
     private func flush() {
         guard !stoppedByFailure else { return }
-        if let journalFile, journalFile.hasUncommitted {
-            do {
-                try journalFile.commit()
-            } catch {
-                stopAfterJournalFailure(error)
+        let output = held
+        held = HeldOutput()
+        acceptanceIndex.removeAll(keepingCapacity: true)
+        if let journalWriter, !records.isEmpty || journalWriter.inFlight > 0 {
+            let loop = self.loop
+            journalWriter.commit(records, releasing: output) {
+                loop.execute { driver, _ in driver.releaseCommitted() }
+            }
+            records.removeAll(keepingCapacity: true)
+        } else {
+            release(output)
+        }
+        drainBacklogs()
+    }
+
+    /// Sends what waited for the journal, batch by batch in commit order; stops at a failure.
+    private func releaseCommitted() {
+        guard let journalWriter else { return }
+        for batch in journalWriter.takeFinished() where !stoppedByFailure {
+            if let failure = batch.failure {
+                stopAfterJournalFailure(failure, withheld: batch.output.replies.count + batch.output.acceptances.count)
                 return
             }
-            if journalFile.needsCompaction {
-                compactJournal(journalFile)
-            }
+            release(batch.output)
+            if batch.needsCompaction { compactJournal() }
         }
-        for event in heldEvents {
+        drainBacklogs()
+    }
+
+    private func release(_ output: HeldOutput) {
+        for event in output.events {
             deliver(event)
         }
-        heldEvents.removeAll(keepingCapacity: true)
         // Acceptances first: a client hears ACCEPTED before the OUTCOME of the same request.
-        for client in acceptanceOrder {
-            guard let requestIDs = heldAcceptances[client] else { continue }
+        for (client, requestIDs) in output.acceptances {
             var start = 0
             while start < requestIDs.count {
                 let end = min(start + limits.maxRequestIDsPerMessage, requestIDs.count)
@@ -184,46 +212,49 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 start = end
             }
         }
-        heldAcceptances.removeAll(keepingCapacity: true)
-        acceptanceOrder.removeAll(keepingCapacity: true)
-        for (reply, client) in heldReplies {
+        for (reply, client) in output.replies {
             deliver(reply, to: client)
         }
-        heldReplies.removeAll(keepingCapacity: true)
-        drainBacklogs()
     }
 
     /// Fail-stop: what this batch decided is not on disk, so none of it may be acknowledged,
     /// and the journal cannot be trusted to take more. The coordinator stops reading and ends;
     /// clients resend to its successor, which resumes from what the disk really holds.
-    private func stopAfterJournalFailure(_ error: any Error) {
+    private func stopAfterJournalFailure(_ error: any Error, withheld: Int) {
         stoppedByFailure = true
         core.recordJournalFailure()
         logger.critical("journal write failed; stopping so that nothing unrecorded is acknowledged", metadata: [
-            "journal.error": "\(error)", "replies.withheld": "\(heldReplies.count)",
+            "journal.error": "\(error)", "replies.withheld": "\(withheld)",
         ])
-        heldReplies.removeAll()
-        heldEvents.removeAll()
+        held = HeldOutput()
         for socket in [clients, workers, outcomes] { runtime.unregister(socket) }
         onFatalError(error)
     }
 
-    private func compactJournal(_ journalFile: RequestJournal) {
-        let before = journalFile.fileBytes
+    /// Takes the snapshot of what is live here, on the loop, and has the journal's thread write
+    /// it: records handed over before it are in the old file and their effect in the snapshot;
+    /// records handed over after it go to the new file.
+    private func compactJournal() {
+        guard let journalWriter, !compactionRunning else { return }
+        compactionRunning = true
         let started = ContinuousClock.now
-        do {
-            try journalFile.compact(core.journalSnapshot(now: started))
-            logger.info("journal compacted", metadata: [
-                "journal.bytesBefore": "\(before)", "journal.bytesAfter": "\(journalFile.fileBytes)",
-                "journal.duration": "\(ContinuousClock.now - started)",
-            ])
-        } catch {
-            logger.error("journal compaction failed; appending to the old file, next attempt once it has grown by the threshold again", metadata: ["journal.error": "\(error)"])
+        let logger = self.logger, loop = self.loop
+        journalWriter.compact(core.journalSnapshot(now: started)) { result in
+            switch result {
+            case .success(let sizes):
+                logger.info("journal compacted", metadata: [
+                    "journal.bytesBefore": "\(sizes.before)", "journal.bytesAfter": "\(sizes.after)",
+                    "journal.duration": "\(ContinuousClock.now - started)",
+                ])
+            case .failure(let error):
+                logger.error("journal compaction failed; appending to the old file, next attempt once it has grown by the threshold again", metadata: ["journal.error": "\(error)"])
+            }
+            loop.execute { driver, _ in driver.compactionRunning = false }
         }
     }
 
     func journal(_ record: JournalRecord) {
-        journalFile?.append(record)
+        if journalWriter != nil { records.append(record) }
     }
 
     // MARK: Reading
@@ -355,14 +386,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     func send(_ reply: ClientReply, to client: ClientAddress) {
         if case .accepted(let requestIDs) = reply, client.protocol == .actionBus {
-            if heldAcceptances[client] == nil {
-                heldAcceptances[client] = requestIDs
-                acceptanceOrder.append(client)
+            if let index = acceptanceIndex[client] {
+                held.acceptances[index].requestIDs.append(contentsOf: requestIDs)
             } else {
-                heldAcceptances[client]!.append(contentsOf: requestIDs)
+                acceptanceIndex[client] = held.acceptances.count
+                held.acceptances.append((client, requestIDs))
             }
         } else {
-            heldReplies.append((reply, client))
+            held.replies.append((reply, client))
         }
     }
 
@@ -446,8 +477,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         if case .event(let topic, _, _) = message, !subscribedTopics.contains(where: { topic.starts(with: $0) }) {
             return  // Nobody would get it: skip the encoding and the send.
         }
-        if journalFile != nil {
-            heldEvents.append(message)
+        if journalWriter != nil {
+            held.events.append(message)
         } else {
             deliver(message)
         }

@@ -1,0 +1,11 @@
+import ActionWire
+
+/// What the coordinator holds back until the records of the same batch are durable: stream
+/// events, ACCEPTEDs (one message per client) and other replies, in order.
+struct HeldOutput: Sendable {
+    var events: [StreamMessage] = []
+    var acceptances: [(client: ClientAddress, requestIDs: [String])] = []
+    var replies: [(reply: ClientReply, client: ClientAddress)] = []
+
+    var isEmpty: Bool { events.isEmpty && acceptances.isEmpty && replies.isEmpty }
+}
