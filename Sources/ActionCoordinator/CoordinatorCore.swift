@@ -315,11 +315,18 @@ public final class CoordinatorCore {
         }
         workers[id]?.lastHeard = now
         if workers[id]?.isUnreachable == true {
-            // Back (its new connection took over the routing id): its credits return.
+            // Back (its new connection took over the routing id): its credits return, and work
+            // follows once this message is handled (it may be a DISCONNECT or a DRAINING).
             workers[id]?.isUnreachable = false
             freeCredits += workers[id]?.freeCredits ?? 0
-            dispatch(now: now)
+            defer { dispatch(now: now) }
+            handle(message, from: id, now: now)
+            return
         }
+        handle(message, from: id, now: now)
+    }
+
+    private func handle(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
         switch message {
         case .ready:
             break
@@ -512,7 +519,14 @@ public final class CoordinatorCore {
                 } else {
                     expired.append((requestID, pending))
                 }
-            case .running where now >= pending.deadline + configuration.deadlineGrace:
+            case .running(let worker) where now >= pending.deadline + configuration.deadlineGrace:
+                // The worker's own timeout fired long ago, so it runs nothing for this request
+                // any more: its answer was lost (a dropped connection), and so is not coming.
+                // Take the request off it, so its credit does not leak.
+                if workers[worker]?.inFlight.remove(requestID) != nil, workers[worker]?.isDraining == false,
+                   workers[worker]?.isUnreachable == false {
+                    freeCredits += 1
+                }
                 expired.append((requestID, pending))
             case .running:
                 // The worker normally answers `timedOut` itself; give it the grace.
@@ -520,23 +534,31 @@ public final class CoordinatorCore {
             }
         }
         guard !expired.isEmpty else { return }
+        let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions))
+        var suggestions: [String: String?] = [:]
         for (requestID, pending) in expired.sorted(by: { $0.1.order < $1.1.order }) {
-            finish(requestID, with: expiredOutcome(pending, now: now), now: now)
+            finish(requestID, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
         }
         // A removed request may have been holding back later requests of its session.
         dispatch(now: now)
     }
 
-    private func expiredOutcome(_ pending: PendingRequest, now: ContinuousClock.Instant) -> WireOutcome {
-        guard pending.placement == .queued, !isServed(pending.request.action) else {
+    /// `served` and `suggestions` are shared by every request expiring in one tick: a burst of
+    /// requests for an unserved action computes the list and the suggestion once.
+    private func expiredOutcome(
+        _ pending: PendingRequest, served: Set<String>, suggestions: inout [String: String?]
+    ) -> WireOutcome {
+        let action = pending.request.action
+        guard pending.placement == .queued, !served.contains(action) else {
             return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
         }
-        let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions)).sorted()
-        var message = "no worker serves \(pending.request.action)"
-        if let suggestion = ActionNameSuggestion.closest(to: pending.request.action, among: served) {
+        let names = served.sorted()
+        var message = "no worker serves \(action)"
+        if suggestions[action] == nil { suggestions[action] = ActionNameSuggestion.closest(to: action, among: names) }
+        if let suggestion = suggestions[action] ?? nil {
             message += "; did you mean \(suggestion)?"
         }
-        message += served.isEmpty ? " (no worker is registered)" : " (workers serve \(served.joined(separator: ", ")))"
+        message += names.isEmpty ? " (no worker is registered)" : " (workers serve \(names.joined(separator: ", ")))"
         return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
     }
 
@@ -619,7 +641,7 @@ public final class CoordinatorCore {
     private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerID? {
         if !request.session.isEmpty, let host = sessions[request.session]?.worker, let worker = workers[host] {
             if worker.actions.contains(request.action) {
-                return worker.freeCredits > 0 ? host : nil
+                return worker.freeCredits > 0 && !worker.inFlight.contains(request.requestID) ? host : nil
             }
             // The host does not serve this action: the session moves, but only once what it
             // runs there has finished, so its requests still complete in order.
@@ -628,7 +650,9 @@ public final class CoordinatorCore {
             }
         }
         var best: WorkerRecord?
-        for worker in workers.values where worker.freeCredits > 0 && worker.actions.contains(request.action) {
+        // Not to a worker still holding an abandoned run of the same id: one credit, one id.
+        for worker in workers.values
+        where worker.freeCredits > 0 && worker.actions.contains(request.action) && !worker.inFlight.contains(request.requestID) {
             if let current = best {
                 // Least loaded first; on a tie, the one with more room.
                 if worker.inFlight.count < current.inFlight.count

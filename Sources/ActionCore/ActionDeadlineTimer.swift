@@ -51,8 +51,11 @@ public final class ActionDeadlineTimer: Sendable {
 
     /// Runs `fire` once `deadline` has passed, unless cancelled first.
     public func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> Token {
-        // Rounded up: a deadline never fires early.
-        let bucket = Int64(((deadline - origin) / .milliseconds(1)).rounded(.up))
+        // Rounded up: a deadline never fires early. Past a century there is nothing to wait for
+        // (and the milliseconds would overflow): such a deadline never fires.
+        let milliseconds = ((deadline - origin) / .milliseconds(1)).rounded(.up)
+        guard milliseconds < 3.2e12 else { return Token(bucket: .max, serial: 0) }
+        let bucket = Int64(milliseconds)
         return state.withLock { state in
             state.nextSerial += 1
             let token = Token(bucket: bucket, serial: state.nextSerial)
@@ -101,7 +104,8 @@ public final class ActionDeadlineTimer: Sendable {
             state.armedBucket = state.times.min
             if let next = state.armedBucket { arm(next) }
         }
-        // Outside the lock: a handler may schedule or cancel.
-        due.forEach { $0() }
+        // Outside the lock (a handler may schedule or cancel), and each on its own: a slow
+        // handler (a user's onCancel) must not hold up every other deadline.
+        for handler in due { DispatchQueue.global().async(execute: handler) }
     }
 }

@@ -187,6 +187,18 @@ struct CoordinatorOutcomeTests {
         #expect(h.core.statistics.duplicates == 1)
     }
 
+    @Test func owedOutcomesAreBoundedInBytesToo() {
+        let h = CoordinatorHarness { $0.completedRetentionBytes = 3_000 }
+        h.ready(w1)
+        let big = String(repeating: "x", count: 1_000)
+        for n in 1...4 {
+            h.complete(h.perform("r\(n)"), on: w1, output: #"{"text":"\#(big)"}"#)
+        }
+        // A client that never acknowledges cannot pin more than the byte budget.
+        #expect(h.core.statistics.outcomesOwed == 2)
+        #expect(h.core.statistics.outcomesKept == 4)
+    }
+
     @Test func majordomoOutcomesAreNotOwed() {
         let h = CoordinatorHarness()
         h.ready(w1)
@@ -203,10 +215,10 @@ struct CoordinatorOutcomeTests {
         for n in 1...4 {
             let request = h.perform("r\(n)")
             h.complete(request, on: w1, output: #"{"text":"\#(big)"}"#)
+            h.send(.acknowledge(requestIDs: ["r\(n)"]))
         }
-        // Once acknowledged, only the newest two fit in 3,000 bytes: r2 runs again, r4 is
-        // answered from the table.
-        h.send(.acknowledge(requestIDs: ["r1", "r2", "r3", "r4"]))
+        // Acknowledged, only the newest two fit in 3,000 bytes: r2 runs again, r4 is answered
+        // from the table.
         h.perform("r4")
         h.perform("r2")
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4", "r2"])

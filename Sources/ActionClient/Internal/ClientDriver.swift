@@ -94,9 +94,11 @@ final class ClientDriver: IOLoopDriver {
         nextOrder += 1
         call.order = nextOrder
         pending[requestID] = call
-        timers.insert(ClientTimer(at: call.deadline, requestID: requestID, kind: .deadline))
+        timers.insert(ClientTimer(at: call.deadline, requestID: requestID, order: call.order, kind: .deadline))
         let lastChance = call.deadline - configuration.answerGrace / 6
-        if lastChance > now { timers.insert(ClientTimer(at: lastChance, requestID: requestID, kind: .lastChance)) }
+        if lastChance > now {
+            timers.insert(ClientTimer(at: lastChance, requestID: requestID, order: call.order, kind: .lastChance))
+        }
         unsent.append(requestID)
         fillWindow(now: now)
     }
@@ -160,7 +162,7 @@ final class ClientDriver: IOLoopDriver {
         if !pending.isEmpty { watchCoordinator(now: now) }
         while let timer = timers.min, timer.at <= now {
             timers.removeMin()
-            guard let call = pending[timer.requestID] else { continue }
+            guard let call = pending[timer.requestID], call.order == timer.order else { continue }
             switch timer.kind {
             case .deadline:
                 pending[timer.requestID] = nil

@@ -9,6 +9,9 @@ struct ClientTimer: Comparable {
 
     let at: ContinuousClock.Instant
     let requestID: String
+    /// The call's submission order: a timer left over from an earlier call that reused the id
+    /// (an idempotency key) does not act on the new one.
+    let order: UInt64
     let kind: Kind
 
     static func < (lhs: ClientTimer, rhs: ClientTimer) -> Bool { lhs.at < rhs.at }

@@ -19,6 +19,7 @@ struct CompletedOutcomes {
     private var origins: [String: OutcomeOrigin] = [:]
     private var order: Deque<String> = []
     private(set) var bytes = 0
+    private var owedBytes = 0
 
     init(capacity: Int, byteCapacity: Int = .max) {
         self.capacity = max(0, capacity)
@@ -30,8 +31,10 @@ struct CompletedOutcomes {
     /// Where the request `requestID` answered came from, when known.
     func origin(of requestID: String) -> OutcomeOrigin? { owed[requestID]?.origin ?? origins[requestID] }
 
-    /// The outcomes kept, owed ones first, then the recent ones oldest first.
-    var oldestFirst: [WireOutcome] { owed.values.map(\.outcome) + order.compactMap { outcomes[$0] } }
+    /// The outcomes kept: the recent ones oldest first, then the owed ones. A restart takes them
+    /// back in this order as recent ones, so its bounds evict recent outcomes before any that a
+    /// client may still be waiting for.
+    var oldestFirst: [WireOutcome] { order.compactMap { outcomes[$0] } + owed.values.map(\.outcome) }
 
     var count: Int { owed.count + outcomes.count }
 
@@ -41,8 +44,11 @@ struct CompletedOutcomes {
     /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
     /// recent otherwise.
     mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil) {
-        if let owedUntil {
+        // Owed outcomes are bounded too, by the same byte budget: past it (clients that never
+        // acknowledge, huge outputs) a new outcome is only recent.
+        if let owedUntil, owedBytes + Self.size(of: outcome) <= byteCapacity {
             owed[outcome.requestID] = (outcome, owedUntil, origin)
+            owedBytes += Self.size(of: outcome)
         } else {
             keepRecent(outcome, origin: origin)
         }
@@ -51,7 +57,9 @@ struct CompletedOutcomes {
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        if let entry = owed.removeValue(forKey: requestID), keep { keepRecent(entry.outcome, origin: entry.origin) }
+        guard let entry = owed.removeValue(forKey: requestID) else { return }
+        owedBytes -= Self.size(of: entry.outcome)
+        if keep { keepRecent(entry.outcome, origin: entry.origin) }
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (call it now and then: it

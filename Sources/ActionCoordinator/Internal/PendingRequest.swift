@@ -13,11 +13,10 @@ final class PendingRequest {
     let request: WireRequest
     /// The client to answer; updated when a retry arrives from a new connection. `nil` for a
     /// request recovered from the journal until its client sends it again.
-    var client: ClientAddress? {
-        didSet { if owner == nil { owner = client.map { RoutingKey($0.routingID) } } }
-    }
-    /// The connection whose share of the queue it counts against (the first to send it).
-    private(set) var owner: RoutingKey?
+    var client: ClientAddress?
+    /// The connection whose share of the queue it counts against (the one that sent it first;
+    /// `nil` for a recovered request, which counts against no one's share).
+    let owner: RoutingKey?
     /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
     /// may cancel it or take its outcome. `nil` for a request recovered from the journal.
     let firstSender: ClientAddress?

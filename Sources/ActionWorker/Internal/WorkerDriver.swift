@@ -125,6 +125,9 @@ final class WorkerDriver: IOLoopDriver {
         logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(configuration.coordinatorEndpoint)"])
         statistics.reconnects += 1
         runtime.unregister(socket)
+        // Results still queued on the old connection get a moment to leave: the coordinator
+        // may only have stalled, and then they still count.
+        try? socket.setOption(.linger, 1000)
         socket.close()
         do {
             socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
@@ -259,7 +262,10 @@ final class WorkerDriver: IOLoopDriver {
         case .success(let output, _):
             result = .success(contentType: WireRequest.json, output: Array(output))
         case .failure(let error, _):
-            result = .failure(code: error.code.rawValue, message: error.message)
+            // A failure message is text of the action's making: keep it within the limit too.
+            let message = error.message.utf8.count <= maxResultBytes / 2
+                ? error.message : String(decoding: error.message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
+            result = .failure(code: error.code.rawValue, message: message)
         }
         statistics.completed += 1
         send(.result(WireOutcome(
