@@ -23,8 +23,13 @@ public final class CoordinatorCore {
 
     private var requests: [String: PendingRequest] = [:]
     private var lanes: [Lane: Deque<String>] = [:]
-    /// Lanes holding queued requests, each once, in the order they filled.
+    /// Lanes holding queued requests, in the order they filled: each lane is either here or
+    /// parked on the worker hosting its session (while that worker has no room for it).
     private var waiting: Deque<Lane> = []
+    /// Session lanes that wait for their host, by host: dispatch does not step over them again
+    /// until the host has a free credit (or is gone), so a thousand sessions waiting on a busy
+    /// worker cost nothing while another worker takes work.
+    private var parked: [WorkerID: [Lane]] = [:]
     private var queuedCount = 0
     /// Lane entries of requests that left the queue without dispatch (cancelled, expired,
     /// adopted); dropped when dispatch reaches them, or all at once when they pile up.
@@ -598,6 +603,10 @@ public final class CoordinatorCore {
             if lanes[lane]!.isEmpty { lanes[lane] = nil }
         }
         waiting.removeAll { lanes[$0] == nil }
+        for host in Array(parked.keys) {
+            parked[host]!.removeAll { lanes[$0] == nil }
+            if parked[host]!.isEmpty { parked[host] = nil }
+        }
         staleEntries = 0
     }
 
@@ -606,20 +615,35 @@ public final class CoordinatorCore {
     /// Sends queued requests to workers with free credits, lane by lane in the order the lanes
     /// filled, each lane's requests in order (so a session's requests leave in submission order).
     private func dispatch(now: ContinuousClock.Instant) {
-        var index = 0
-        while index < waiting.count, freeCredits > 0 {
-            let lane = waiting[index]
+        unparkLanes()
+        guard freeCredits > 0 else { return }
+        // Lanes that could not go and are not parked go back in front of those not reached.
+        var blocked: Deque<Lane> = []
+        while freeCredits > 0, let lane = waiting.popFirst() {
             switch dispatchLane(lane, now: now) {
             case .emptied:
                 lanes[lane] = nil
-                waiting.remove(at: index)
-            case .blocked:
-                index += 1
+            case .blocked(let host?):
+                parked[host, default: []].append(lane)
+            case .blocked(nil):
+                blocked.append(lane)
             }
+        }
+        waiting.prepend(contentsOf: blocked)
+    }
+
+    /// Lanes parked on a host that has room again, or is gone, go back to the front of the
+    /// queue (they are older than what came since), in the order they were parked.
+    private func unparkLanes() {
+        guard !parked.isEmpty else { return }
+        for host in Array(parked.keys) where workers[host].map({ $0.freeCredits > 0 }) ?? true {
+            waiting.prepend(contentsOf: parked.removeValue(forKey: host)!)
         }
     }
 
-    private enum LaneProgress { case emptied, blocked }
+    /// How a lane's turn ended: it has nothing left, or it waits (for its session's host, when
+    /// that is what it waits for).
+    private enum LaneProgress { case emptied, blocked(host: WorkerID?) }
 
     private func dispatchLane(_ lane: Lane, now: ContinuousClock.Instant) -> LaneProgress {
         while let requestID = lanes[lane]?.first {
@@ -628,7 +652,9 @@ public final class CoordinatorCore {
                 staleEntries = max(0, staleEntries - 1)
                 continue
             }
-            guard freeCredits > 0, let worker = chooseWorker(for: pending.request, now: now) else { return .blocked }
+            guard freeCredits > 0, let worker = chooseWorker(for: pending.request, now: now) else {
+                return .blocked(host: hostAwaited(by: pending.request))
+            }
             lanes[lane]!.removeFirst()
             queuedCount -= 1
             // A send that failed put the request back at the head of its lane and took the
@@ -636,6 +662,15 @@ public final class CoordinatorCore {
             send(pending, to: worker, now: now)
         }
         return .emptied
+    }
+
+    /// The worker a blocked session request waits for: its host, when the host serves the
+    /// action (it waits for a credit there) or still runs some of the session (it waits for that
+    /// to finish). `nil` when it waits for any worker serving its action.
+    private func hostAwaited(by request: WireRequest) -> WorkerID? {
+        guard !request.session.isEmpty, let pin = sessions[request.session]?.worker, let host = workers[pin] else { return nil }
+        if host.actions.contains(request.action) { return pin }
+        return host.inFlight.contains(where: { requests[$0]?.request.session == request.session }) ? pin : nil
     }
 
     private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerID? {

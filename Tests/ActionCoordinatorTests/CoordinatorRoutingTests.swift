@@ -147,6 +147,28 @@ struct CoordinatorRoutingTests {
         #expect(h.allRequests.count == 2)
     }
 
+    @Test func sessionsWaitingOnABusyWorkerLetOthersPassAndResumeInOrder() {
+        let h = CoordinatorHarness { $0.defaultTimeout = .seconds(600) }
+        h.ready(w1, credits: 1)
+        // 100 sessions pinned to w1, its one credit taken by the first.
+        for n in 1...100 { h.perform("first-\(n)", session: "s\(n)") }
+        h.ready(w2, credits: 1_000)
+        #expect(h.requestIDs(to: w1) == ["first-1"])
+        // The other sessions were not pinned yet: they went to w2 as it came.
+        #expect(h.requests(to: w2).count == 99)
+        for n in 1...20 { h.perform("later-\(n)", session: "s1") }
+        // Requests without a session pass the waiting session to w2.
+        for n in 1...50 { h.perform("free-\(n)") }
+        #expect(h.requestIDs(to: w2).filter { $0.hasPrefix("free") }.count == 50)
+        #expect(h.requestIDs(to: w1) == ["first-1"])
+        // w1 frees its credit: the session's requests resume there, in order, one per credit.
+        for n in 1...5 {
+            h.complete(h.requests(to: w1).last!, on: w1)
+            #expect(h.requestIDs(to: w1).last == "later-\(n)")
+        }
+        #expect(h.requestIDs(to: w2).filter { $0.hasPrefix("later") }.isEmpty)
+    }
+
     @Test func aSessionStaysPinnedWhileOneOfItsRequestsStillRuns() {
         let h = CoordinatorHarness { $0.sessionIdleTimeout = .seconds(60); $0.defaultTimeout = .seconds(600) }
         h.ready(w1, credits: 10)
