@@ -20,6 +20,8 @@ final class ClientDriver: IOLoopDriver {
     private let limits: WireLimits
     private let logger: Logger
     private let socket: Socket
+    /// The DEALER's monitor: tells when its connection to the coordinator dropped.
+    private let connectionEvents: Socket
     private var pending: [String: PendingCall] = [:]
     /// Requests waiting for room in the window (ids of requests answered meanwhile are skipped).
     private var unsent: Deque<String> = []
@@ -50,7 +52,14 @@ final class ClientDriver: IOLoopDriver {
             connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes,
             routingID: Array(clientID.utf8), curve: configuration.curve
         )
+        // A dropped connection loses what libzmq had already written to it: evidence of loss,
+        // so what is outstanding goes again (the coordinator answers copies from its table).
+        let monitorEndpoint = "inproc://actionbus-client-\(clientID)-connection"
+        try socket.monitor(monitorEndpoint, events: .disconnected)
+        connectionEvents = try runtime.makeSocket(.pair)
+        try connectionEvents.connect(monitorEndpoint)
         runtime.register(socket) { [unowned self] _ in read() }
+        runtime.register(connectionEvents) { [unowned self] _ in readConnectionEvents() }
         let interval = min(configuration.heartbeatInterval / 4, .milliseconds(50))
         runtime.schedule(after: interval, repeating: interval) { [unowned self] in sweep() }
     }
@@ -220,6 +229,19 @@ final class ClientDriver: IOLoopDriver {
         outstanding = 0
         unsent.insert(contentsOf: taken, at: 0)
         return taken.count
+    }
+
+    private func readConnectionEvents() {
+        var lost = false
+        for _ in 0..<Self.batchSize {
+            guard connectionEvents.receiveIfAvailable(into: &incoming) else { break }
+            if incoming.count >= 1, SocketMonitorEvents(monitorFrame: incoming[0]).contains(.disconnected) { lost = true }
+        }
+        guard lost, outstanding > 0 else { return }
+        // libzmq reconnects by itself and sends what waits in the socket's queue then.
+        let resent = takeBackOutstanding()
+        logger.warning("connection to the coordinator dropped; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
+        fillWindow(now: .now)
     }
 
     private func flushAcknowledgements() {
