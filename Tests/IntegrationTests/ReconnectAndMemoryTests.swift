@@ -5,73 +5,11 @@ import Testing
 /// A client whose TCP connection is re-established, and what a worker keeps of finished work.
 @Suite("Reconnection and worker memory", .serialized, .timeLimit(.minutes(2)))
 struct ReconnectAndMemoryTests {
-    /// A TCP relay in Python that, `drop_after` seconds after its first connection, cuts every
-    /// connection once: a network fault that ZeroMQ repairs by reconnecting.
-    static let relayScript = """
-        import socket, sys, threading, time
-        listen_port, target_port, drop_after = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-        server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        server.bind(("127.0.0.1", listen_port)); server.listen(16)
-        live = []
-        def pump(a, b):
-            try:
-                while True:
-                    data = a.recv(65536)
-                    if not data: break
-                    b.sendall(data)
-            except OSError: pass
-            for s in (a, b):
-                try: s.close()
-                except OSError: pass
-        def cut():
-            time.sleep(drop_after)
-            for s in list(live):
-                try: s.shutdown(socket.SHUT_RDWR)
-                except OSError: pass
-            print("dropped", flush=True)
-        first = True
-        while True:
-            client, _ = server.accept()
-            upstream = socket.create_connection(("127.0.0.1", target_port))
-            live.extend([client, upstream])
-            threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
-            if first:
-                first = False
-                threading.Thread(target=cut, daemon=True).start()
-        """
-
-    @Test func aClientWhoseConnectionIsReestablishedGetsItsOutcomesAndNothingRunsTwice() throws {
-        let bus = try BusFixture()
-        let coordinator = try bus.startCoordinator(["--no-journal"])
-        try bus.startWorker("w1", coordinator: coordinator)
-        let relayPort = try freeLoopbackPort()
-        let python = ProcessInfo.processInfo.environment["ACTIONBUS_PYTHON"] ?? "/usr/bin/python3"
-        let relay = try bus.startProgram("relay", python, ["-c", Self.relayScript, "\(relayPort)", "\(bus.clientsPort)", "0.7"])
-
-        // The requests run 1.5 s; the relay cuts the client's connection 0.7 s after it opened.
-        let perform = try bus.start("perform", [
-            "perform", "Clock.sleep", "--input", #"{"ms":1500}"#, "--count", "20", "--concurrency", "20", "--timeout", "30",
-            "--json", "--coordinator", "tcp://127.0.0.1:\(relayPort)",
-        ])
-        try expect(perform.waitForExit(timeout: .seconds(40)) != nil, "the perform did not finish")
-        #expect(relay.stdout.contains("dropped"), "the relay never cut the connection: \(relay.stderr)")
-        #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
-        #expect(Set(try OutcomeLine.parse(perform.stdoutLines).map(\.request)).count == 20)
-        // The outcomes found the client on its new connection (same routing id). The client
-        // sent its outstanding requests again when the connection dropped (what was written to
-        // it may be lost): the coordinator answered those copies from its table, and nothing
-        // ran twice.
-        let stats = try LoadTests.statistics(bus)
-        #expect(stats["accepted"] == 20, "\(stats)")
-        #expect((stats["duplicates"] ?? 0) >= 20, "the resends were answered from the table: \(stats)")
-    }
-
     /// A TCP relay in Python whose first connection forwards for `forward_for` seconds (the
     /// ZMTP handshake), then swallows what the client sends for `swallow_for` seconds and drops
     /// the connection: requests written to it are lost, as on a connection that breaks under
     /// load. Later connections are forwarded as they are.
-    static let swallowingRelayScript = """
+    static let relayScript = """
         import socket, sys, threading, time
         listen_port, target_port = int(sys.argv[1]), int(sys.argv[2])
         forward_for, swallow_for = float(sys.argv[3]), float(sys.argv[4])
@@ -105,6 +43,34 @@ struct ReconnectAndMemoryTests {
                 threading.Thread(target=cut, args=([client, upstream], time.time() + forward_for + swallow_for), daemon=True).start()
         """
 
+    @Test func aClientWhoseConnectionIsReestablishedGetsItsOutcomesAndNothingRunsTwice() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let relayPort = try freeLoopbackPort()
+        let python = ProcessInfo.processInfo.environment["ACTIONBUS_PYTHON"] ?? "/usr/bin/python3"
+        // Forwarded for 0.7 s, then cut.
+        let relay = try bus.startProgram("relay", python, ["-c", Self.relayScript, "\(relayPort)", "\(bus.clientsPort)", "0.7", "0"])
+
+        // The requests run 1.5 s; the relay cuts the client's connection 0.7 s after it opened.
+        let perform = try bus.start("perform", [
+            "perform", "Clock.sleep", "--input", #"{"ms":1500}"#, "--count", "20", "--concurrency", "20", "--timeout", "30",
+            "--json", "--coordinator", "tcp://127.0.0.1:\(relayPort)",
+        ])
+        try expect(perform.waitForExit(timeout: .seconds(40)) != nil, "the perform did not finish")
+        #expect(relay.stdout.contains("dropped"), "the relay never cut the connection: \(relay.stderr)")
+        #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
+        #expect(Set(try OutcomeLine.parse(perform.stdoutLines).map(\.request)).count == 20)
+        // The outcomes found the client on its new connection (same routing id). The client
+        // sent its outstanding requests again when the connection dropped (what was written to
+        // it may be lost): the coordinator answered those copies from its table, and nothing
+        // ran twice.
+        let stats = try LoadTests.statistics(bus)
+        #expect(stats["accepted"] == 20, "\(stats)")
+        #expect((stats["duplicates"] ?? 0) >= 20, "the resends were answered from the table: \(stats)")
+    }
+
+
     @Test func requestsLostWithADroppedConnectionAreSentAgainAtOnce() async throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])
@@ -112,7 +78,7 @@ struct ReconnectAndMemoryTests {
         let relayPort = try freeLoopbackPort()
         let python = ProcessInfo.processInfo.environment["ACTIONBUS_PYTHON"] ?? "/usr/bin/python3"
         let relay = try bus.startProgram("relay", python, [
-            "-c", Self.swallowingRelayScript, "\(relayPort)", "\(bus.clientsPort)", "0.3", "0.7",
+            "-c", Self.relayScript, "\(relayPort)", "\(bus.clientsPort)", "0.3", "0.7",
         ])
         var configuration = ActionClientConfiguration()
         configuration.coordinatorEndpoint = "tcp://127.0.0.1:\(relayPort)"
