@@ -14,8 +14,9 @@ import Logging
 /// Queued requests wait in *lanes*: one per session (its requests leave in submission order,
 /// to the worker hosting it) and one per action for requests without a session. The queue is
 /// the list of lanes that hold requests, each once, oldest first; dispatch walks lanes, not
-/// requests, so a blocked session or an action nobody serves costs one step per pass whatever
-/// it holds. Deadlines sit in a ``DeadlineWheel``: a tick looks only at what is due.
+/// requests, so an action nobody serves costs one step per pass whatever it holds, and a
+/// session waiting for its busy host is parked on it and costs nothing. Deadlines sit in a
+/// ``DeadlineWheel``: a tick looks only at what is due.
 public final class CoordinatorCore {
     private let configuration: CoordinatorConfiguration
     private unowned let outbox: any CoordinatorOutbox
@@ -484,7 +485,7 @@ public final class CoordinatorCore {
         sequencer.forget(sessions: idle)
     }
 
-    /// The coordinator's own thread was held up for `stall` (a slow disk, a VM pause): its
+    /// The coordinator's own thread was held up for `stall` (a VM pause, a huge report): its
     /// workers' silence during that time is its own, not theirs, so none is declared dead for it.
     public func excuseStall(_ stall: Duration) {
         for id in workers.keys { workers[id]?.lastHeard += stall }
