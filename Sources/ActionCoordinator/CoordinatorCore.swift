@@ -320,16 +320,15 @@ public final class CoordinatorCore {
             return
         }
         workers[id]?.lastHeard = now
-        if workers[id]?.isUnreachable == true {
-            // Back (its new connection took over the routing id): its credits return, and work
-            // follows once this message is handled (it may be a DISCONNECT or a DRAINING).
+        let returning = workers[id]?.isUnreachable == true
+        if returning {
+            // Back (its new connection took over the routing id): its credits return.
             workers[id]?.isUnreachable = false
             freeCredits += workers[id]?.freeCredits ?? 0
-            defer { dispatch(now: now) }
-            handle(message, from: id, now: now)
-            return
         }
         handle(message, from: id, now: now)
+        // Work follows once the message is handled: it may be a DISCONNECT or a DRAINING.
+        if returning { dispatch(now: now) }
     }
 
     private func handle(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {

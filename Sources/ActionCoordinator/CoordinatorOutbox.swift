@@ -11,7 +11,8 @@ public protocol CoordinatorOutbox: AnyObject {
     func publish(_ message: StreamMessage)
     /// Records an acceptance or an outcome in the journal. Replies sent after this call must
     /// reach the client only once the record is durable (the driver holds them until its commit).
-    func journal(_ record: JournalRecord)
+    /// The record is made only when there is a journal to take it.
+    func journal(_ record: @autoclosure () -> JournalRecord)
     /// Whether anyone subscribes to the outcome stream; when nobody does, outcomes are numbered
     /// but not published.
     var hasSubscribers: Bool { get }
@@ -19,7 +20,7 @@ public protocol CoordinatorOutbox: AnyObject {
 
 extension CoordinatorOutbox {
     /// No journal: records go nowhere.
-    public func journal(_ record: JournalRecord) {}
+    public func journal(_ record: @autoclosure () -> JournalRecord) {}
 
     /// Always publish.
     public var hasSubscribers: Bool { true }

@@ -1,9 +1,5 @@
 import CZeroMQ
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Flags for a send.
 public struct SendOptions: OptionSet, Sendable {
     public let rawValue: Int32
@@ -143,17 +139,23 @@ public final class Socket {
         options: ReceiveOptions = [],
         _ body: (UnsafeRawBufferPointer, _ more: Bool) throws -> R
     ) throws -> R {
+        try receiveFrame(options: options) { frame in
+            try body(UnsafeRawBufferPointer(start: zmq_msg_data(frame), count: zmq_msg_size(frame)), zmq_msg_more(frame) != 0)
+        }
+    }
+
+    /// Receives one frame into a `zmq_msg_t` that lives only for `body` (a stack slot with a
+    /// fixed address: a live `zmq_msg_t` must never be copied).
+    private func receiveFrame<R>(options: ReceiveOptions, _ body: (UnsafeMutablePointer<zmq_msg_t>) throws -> R) throws -> R {
         try withUnsafeTemporaryAllocation(of: zmq_msg_t.self, capacity: 1) { buffer in
-            // A stack slot with a fixed address: zmq_msg_t must never be copied while live.
-            let message = buffer.baseAddress!
-            zmq_msg_init(message)
-            defer { zmq_msg_close(message) }
-            while zmq_msg_recv(message, handle, options.rawValue) < 0 {
+            let frame = buffer.baseAddress!
+            zmq_msg_init(frame)
+            defer { zmq_msg_close(frame) }
+            while zmq_msg_recv(frame, handle, options.rawValue) < 0 {
                 let error = ZMQError.last("zmq_msg_recv")
                 guard error.code == .interrupted, !options.contains(.dontWait) else { throw error }
             }
-            let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
-            return try body(bytes, zmq_msg_more(message) != 0)
+            return try body(frame)
         }
     }
 
@@ -172,16 +174,27 @@ public final class Socket {
     /// Reusing one `Multipart` for every receive allocates nothing per frame. Once the first
     /// frame has arrived, the remaining frames are already queued, so they never block.
     public func receive(into message: inout Multipart, options: ReceiveOptions = []) throws {
+        var userID: String?
+        try receive(into: &message, options: options, userID: &userID, readsUserID: false)
+    }
+
+    /// Receives a whole multipart message into `message`; with `readsUserID`, also the user id a
+    /// ZAP handler authenticated its connection under (`nil` when none was given).
+    private func receive(
+        into message: inout Multipart, options: ReceiveOptions, userID: inout String?, readsUserID: Bool
+    ) throws {
         message.removeAll()
-        var more = try receive(options: options) { bytes, more in
-            message.append(bytes)
-            return more
-        }
+        userID = nil
+        var options = options
+        var more = true
         while more {
-            more = try receive { bytes, more in
-                message.append(bytes)
-                return more
+            more = try receiveFrame(options: options) { frame in
+                message.append(UnsafeRawBufferPointer(start: zmq_msg_data(frame), count: zmq_msg_size(frame)))
+                // A ROUTER's routing-id frame carries no metadata; the frames from the peer do.
+                if readsUserID, userID == nil, let value = zmq_msg_gets(frame, "User-Id") { userID = String(cString: value) }
+                return zmq_msg_more(frame) != 0
             }
+            options = []
         }
     }
 
@@ -196,29 +209,7 @@ public final class Socket {
     /// Receives a whole multipart message if one is queued, with the user id its connection was
     /// authenticated under by a ZAP handler (`nil` when none was given, as without CURVE).
     public func receiveIfAvailable(into message: inout Multipart, userID: inout String?) -> Bool {
-        message.removeAll()
-        userID = nil
-        var options = ReceiveOptions.dontWait
-        var more = true
-        while more {
-            let received = withUnsafeTemporaryAllocation(of: zmq_msg_t.self, capacity: 1) { buffer -> Bool in
-                let frame = buffer.baseAddress!
-                zmq_msg_init(frame)
-                defer { zmq_msg_close(frame) }
-                while zmq_msg_recv(frame, handle, options.rawValue) < 0 {
-                    guard zmq_errno() == EINTR else { return false }
-                }
-                message.append(UnsafeRawBufferPointer(start: zmq_msg_data(frame), count: zmq_msg_size(frame)))
-                // A ROUTER's routing-id frame carries no metadata; the frames from the peer do.
-                if userID == nil, let value = zmq_msg_gets(frame, "User-Id") { userID = String(cString: value) }
-                more = zmq_msg_more(frame) != 0
-                return true
-            }
-            // The rest of a message that has begun is already queued: it never blocks.
-            guard received else { return !message.isEmpty && !more }
-            options = []
-        }
-        return true
+        (try? receive(into: &message, options: .dontWait, userID: &userID, readsUserID: true)) != nil
     }
 
     /// Receives a whole multipart message.

@@ -16,8 +16,8 @@ final class RecordingOutbox: CoordinatorOutbox {
     /// Workers whose sends fail, as if their connection were gone.
     var unreachable: Set<WorkerID> = []
 
-    func journal(_ record: JournalRecord) {
-        journaled.append(record)
+    func journal(_ record: @autoclosure () -> JournalRecord) {
+        journaled.append(record())
     }
 
     func send(_ reply: ClientReply, to client: ClientAddress) {

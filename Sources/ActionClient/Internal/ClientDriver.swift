@@ -103,11 +103,13 @@ final class ClientDriver: IOLoopDriver {
         nextOrder += 1
         call.order = nextOrder
         pending[requestID] = call
-        timers.insert(ClientTimer(at: call.deadline, requestID: requestID, order: call.order, kind: .deadline))
+        // One timer per call at a time: the last chance, which then sets the deadline.
         let lastChance = call.deadline - configuration.answerGrace / 6
-        if lastChance > now {
-            timers.insert(ClientTimer(at: lastChance, requestID: requestID, order: call.order, kind: .lastChance))
-        }
+        timers.insert(ClientTimer(
+            at: min(lastChance, call.deadline), requestID: requestID, order: call.order,
+            kind: lastChance > now ? .lastChance : .deadline
+        ))
+        compactTimers()
         unsent.append(requestID)
         fillWindow(now: now)
     }
@@ -179,10 +181,19 @@ final class ClientDriver: IOLoopDriver {
                 call.deliver(.failure(.timedOut(timer.requestID, after: call.timeout)))
             case .lastChance:
                 lastChance(call, now: now)
+                timers.insert(ClientTimer(at: call.deadline, requestID: timer.requestID, order: call.order, kind: .deadline))
             }
         }
         flushAcknowledgements()
         fillWindow(now: now)
+    }
+
+    /// Timers of answered calls stay in the heap until their time; when they outnumber the calls
+    /// waiting, they are dropped at once (amortised O(1) per call), so the heap follows what is
+    /// pending, not throughput × timeout.
+    private func compactTimers() {
+        guard timers.count > 2 * pending.count + 1024 else { return }
+        timers = Heap(timers.unordered.filter { pending[$0.requestID]?.order == $0.order })
     }
 
     /// Past the request's deadline and the coordinator's grace its answer should be here; ask

@@ -173,6 +173,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let output = held
         held = HeldOutput()
         acceptanceIndex.removeAll(keepingCapacity: true)
+        // Nothing decided (a tick, a batch of heartbeats): nothing to commit or keep in order.
+        if records.isEmpty && output.isEmpty {
+            drainBacklogs()
+            return
+        }
         if let journalWriter, !records.isEmpty || journalWriter.inFlight > 0 {
             let loop = self.loop
             journalWriter.commit(records, releasing: output) {
@@ -253,8 +258,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    func journal(_ record: JournalRecord) {
-        if journalWriter != nil { records.append(record) }
+    func journal(_ record: @autoclosure () -> JournalRecord) {
+        if journalWriter != nil { records.append(record()) }
     }
 
     // MARK: Reading
@@ -474,8 +479,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func publish(_ message: StreamMessage) {
-        if case .event(let topic, _, _) = message, !subscribedTopics.contains(where: { topic.starts(with: $0) }) {
-            return  // Nobody would get it: skip the encoding and the send.
+        // Nobody would get it: skip the encoding and the send. Only a few prefixes are checked
+        // here; past that (a flood of subscriptions) libzmq's own matching decides.
+        if case .event(let topic, _, _) = message, subscribedTopics.count <= 64,
+           !subscribedTopics.contains(where: { topic.starts(with: $0) }) {
+            return
         }
         if journalWriter != nil {
             held.events.append(message)
