@@ -187,13 +187,21 @@ struct CoordinatorOutcomeTests {
         #expect(h.core.statistics.duplicates == 1)
     }
 
-    @Test func owedOutcomesAreBoundedInBytesToo() {
+    /// A coordinator keeping at most 3,000 bytes of outcomes, after r1 to r4 finished with
+    /// outputs of about 1,000 bytes each, every one acknowledged at once when `acknowledging`.
+    private func fourLargeOutcomes(acknowledging: Bool) -> CoordinatorHarness {
         let h = CoordinatorHarness { $0.completedRetentionBytes = 3_000 }
         h.ready(w1)
         let big = String(repeating: "x", count: 1_000)
         for n in 1...4 {
             h.complete(h.perform("r\(n)"), on: w1, output: #"{"text":"\#(big)"}"#)
+            if acknowledging { h.send(.acknowledge(requestIDs: ["r\(n)"])) }
         }
+        return h
+    }
+
+    @Test func owedOutcomesAreBoundedInBytesToo() {
+        let h = fourLargeOutcomes(acknowledging: false)
         // A client that never acknowledges cannot pin more than the byte budget.
         #expect(h.core.statistics.outcomesOwed == 2)
         #expect(h.core.statistics.outcomesKept == 4)
@@ -209,14 +217,7 @@ struct CoordinatorOutcomeTests {
     }
 
     @Test func completedRetentionIsAlsoBoundedInBytes() {
-        let h = CoordinatorHarness { $0.completedRetentionBytes = 3_000 }
-        h.ready(w1)
-        let big = String(repeating: "x", count: 1_000)
-        for n in 1...4 {
-            let request = h.perform("r\(n)")
-            h.complete(request, on: w1, output: #"{"text":"\#(big)"}"#)
-            h.send(.acknowledge(requestIDs: ["r\(n)"]))
-        }
+        let h = fourLargeOutcomes(acknowledging: true)
         // Acknowledged, only the newest two fit in 3,000 bytes: r2 runs again, r4 is answered
         // from the table.
         h.perform("r4")

@@ -90,20 +90,21 @@ struct RequestJournalTests {
         #expect(recovery.unfinished.map(\.request.requestID) == ["a"])
     }
 
-    @Test func aTornEndIsCutOffAndLaterRecordsStillRead() throws {
+    /// Writes request "a", appends `tail` to the file as a crash would leave it, then checks
+    /// that reopening cuts the tail off and that later records still read.
+    private func expectCutOff(tail: Data) throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { journal in
             journal.append(.accepted(request("a"), deadline: Date()))
             try journal.commit()
         }
-        // Half a record, as a crash in the middle of a write leaves it.
         let handle = try #require(FileHandle(forWritingAtPath: journalPath))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data([0, 0, 0, 40, 1, 2, 3, 4, UInt8(ascii: "A"), 0]))
+        try handle.write(contentsOf: tail)
         try handle.close()
 
         try withJournal { journal in
-            #expect(journal.recovery.discardedBytes == 10)
+            #expect(journal.recovery.discardedBytes == tail.count)
             #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
             journal.append(.accepted(request("b"), deadline: Date()))
             try journal.commit()
@@ -111,6 +112,11 @@ struct RequestJournalTests {
         let recovery = try withJournal { $0.recovery }
         #expect(recovery.discardedBytes == 0)
         #expect(recovery.unfinished.map(\.request.requestID) == ["a", "b"])
+    }
+
+    @Test func aTornEndIsCutOffAndLaterRecordsStillRead() throws {
+        // Half a record, as a crash in the middle of a write leaves it.
+        try expectCutOff(tail: Data([0, 0, 0, 40, 1, 2, 3, 4, UInt8(ascii: "A"), 0]))
     }
 
     @Test func aRecordWithABadChecksumEndsTheReadableJournal() throws {
@@ -181,26 +187,8 @@ struct RequestJournalTests {
     }
 
     @Test func aZeroFilledTailIsCutOffLikeATornEnd() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try withJournal { journal in
-            journal.append(.accepted(request("a"), deadline: Date()))
-            try journal.commit()
-        }
         // A power loss can leave the file extended over blocks whose data never reached the disk.
-        let handle = try #require(FileHandle(forWritingAtPath: journalPath))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(count: 4096))
-        try handle.close()
-
-        try withJournal { journal in
-            #expect(journal.recovery.discardedBytes == 4096)
-            #expect(journal.recovery.unfinished.map(\.request.requestID) == ["a"])
-            journal.append(.accepted(request("b"), deadline: Date()))
-            try journal.commit()
-        }
-        let recovery = try withJournal { $0.recovery }
-        #expect(recovery.discardedBytes == 0)
-        #expect(recovery.unfinished.map(\.request.requestID) == ["a", "b"])
+        try expectCutOff(tail: Data(count: 4096))
     }
 
     @Test func oneCoordinatorPerDirectory() throws {
