@@ -501,9 +501,7 @@ public final class CoordinatorCore {
             // A session stays pinned while any of its requests waits or runs: moving it then
             // would let its next request run beside (or before) them on another worker.
             if lanes[.session(session)] != nil { continue }
-            if let host = workers[pin.worker], host.inFlight.contains(where: { requests[$0]?.request.session == session }) {
-                continue
-            }
+            if let host = workers[pin.worker], runs(session, on: host) { continue }
             sessions[session] = nil
             workers[pin.worker]?.sessions.remove(session)
         }
@@ -652,8 +650,11 @@ public final class CoordinatorCore {
                 staleEntries = max(0, staleEntries - 1)
                 continue
             }
-            guard freeCredits > 0, let worker = chooseWorker(for: pending.request, now: now) else {
-                return .blocked(host: hostAwaited(by: pending.request))
+            let worker: WorkerID
+            switch chooseWorker(for: pending.request, now: now) {
+            case .worker(let chosen): worker = chosen
+            case .waitForHost(let host): return .blocked(host: host)
+            case .waitForAny: return .blocked(host: nil)
             }
             lanes[lane]!.removeFirst()
             queuedCount -= 1
@@ -664,25 +665,28 @@ public final class CoordinatorCore {
         return .emptied
     }
 
-    /// The worker a blocked session request waits for: its host, when the host serves the
-    /// action (it waits for a credit there) or still runs some of the session (it waits for that
-    /// to finish). `nil` when it waits for any worker serving its action.
-    private func hostAwaited(by request: WireRequest) -> WorkerID? {
-        guard !request.session.isEmpty, let pin = sessions[request.session]?.worker, let host = workers[pin] else { return nil }
-        if host.actions.contains(request.action) { return pin }
-        return host.inFlight.contains(where: { requests[$0]?.request.session == request.session }) ? pin : nil
+    /// Where a queued request can go now, or what it waits for.
+    private enum WorkerChoice {
+        case worker(WorkerID)
+        /// Its session's host: for a credit there, or for what the session still runs there.
+        case waitForHost(WorkerID)
+        /// Any worker serving its action with a free credit.
+        case waitForAny
     }
 
-    private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerID? {
+    /// Whether `host` still runs a request of `session`.
+    private func runs(_ session: String, on host: WorkerRecord) -> Bool {
+        host.inFlight.contains { requests[$0]?.request.session == session }
+    }
+
+    private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerChoice {
         if !request.session.isEmpty, let host = sessions[request.session]?.worker, let worker = workers[host] {
             if worker.actions.contains(request.action) {
-                return worker.freeCredits > 0 && !worker.inFlight.contains(request.requestID) ? host : nil
+                return worker.freeCredits > 0 && !worker.inFlight.contains(request.requestID) ? .worker(host) : .waitForHost(host)
             }
             // The host does not serve this action: the session moves, but only once what it
             // runs there has finished, so its requests still complete in order.
-            if worker.inFlight.contains(where: { requests[$0]?.request.session == request.session }) {
-                return nil
-            }
+            if runs(request.session, on: worker) { return .waitForHost(host) }
         }
         var best: WorkerRecord?
         // Not to a worker still holding an abandoned run of the same id: one credit, one id.
@@ -698,7 +702,7 @@ public final class CoordinatorCore {
                 best = worker
             }
         }
-        guard let chosen = best?.id else { return nil }
+        guard let chosen = best?.id else { return .waitForAny }
         if !request.session.isEmpty {
             if let previous = sessions[request.session]?.worker, previous != chosen {
                 workers[previous]?.sessions.remove(request.session)
@@ -706,7 +710,7 @@ public final class CoordinatorCore {
             sessions[request.session] = SessionPin(worker: chosen, lastUsed: now)
             workers[chosen]?.sessions.insert(request.session)
         }
-        return chosen
+        return .worker(chosen)
     }
 
     /// Sends a queued request to `worker`; when the worker cannot be reached, the request goes

@@ -183,8 +183,7 @@ struct CoordinatorRoutingTests {
             h.tick(at: .seconds(seconds))
         }
         #expect(h.core.statistics.sessions == 1)
-        // Busy elsewhere would draw it to the other worker were it unpinned: it is not.
-        h.perform("x1", at: .seconds(120))
+        // Unpinned, it would go to the other worker (the less loaded one): it stays.
         h.perform("next", session: "s", at: .seconds(120))
         #expect(h.requests(to: host).map(\.requestID).contains("next"))
         #expect(!h.requests(to: other).map(\.requestID).contains("next"))

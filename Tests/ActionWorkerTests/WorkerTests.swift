@@ -230,6 +230,7 @@ struct WorkerTests {
             while await worker.statistics().running == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
+            try #require(await worker.statistics().running > 0, "the request never started")
             let draining = Task { await worker.drain() }
             _ = try coordinator.next("DRAINING") { $0 == .draining }
             // What a coordinator that no longer knows the worker (it restarted) answers.

@@ -14,7 +14,7 @@ struct BoundedStateTests {
         let open = try bus.perform("Documents.open", ["--input", #"{"name":"a.txt"}"#, "--session", "idle-1", "--json"])
         #expect(open.process.terminationStatus == 0)
         #expect(try LoadTests.statistics(bus)["openStacks"] == 1)
-        try expect(waitUntil(timeout: .seconds(15)) { (try? LoadTests.statistics(bus)["openStacks"]) == 0 },
+        try expect(waitUntil(timeout: .seconds(15), interval: .milliseconds(200)) { (try? LoadTests.statistics(bus)["openStacks"]) == 0 },
                    "the idle session's stack stayed open")
         let stats = try LoadTests.statistics(bus)
         #expect(stats["idleStacksClosed"] == 1, "\(stats)")
@@ -29,16 +29,21 @@ struct BoundedStateTests {
         configuration.coordinatorEndpoint = bus.clients
         let client = try ActionClient(configuration: configuration)
         let sessions = 1_500
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for n in 1...sessions {
-                group.addTask {
-                    let outcome = try await client.perform(
-                        action: "Documents.open", input: Array(#"{"name":"f.txt"}"#.utf8), session: "many-\(n)"
-                    )
-                    #expect(outcome.isSuccess)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 1...sessions {
+                    group.addTask {
+                        let outcome = try await client.perform(
+                            action: "Documents.open", input: Array(#"{"name":"f.txt"}"#.utf8), session: "many-\(n)"
+                        )
+                        #expect(outcome.isSuccess)
+                    }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+        } catch {
+            await client.close()
+            throw error
         }
         await client.close()
         let stacks = try bus.start("stacks", ["stacks", "--json", "--coordinator", bus.clients])
@@ -70,8 +75,8 @@ struct StreamRestartTests {
         let second = try bus.startCoordinator(fast, name: "coordinator-2")
         try expect(waitUntil { second.stderr.contains("worker registered") }, "the worker did not come back: \(second.stderr)")
         // The subscriber resubscribes by itself; its next outcome says the coordinator restarted.
-        try expect(waitUntil(timeout: .seconds(20)) {
-            _ = try bus.perform("Echo.say", ["--input", #"{"text":"after"}"#])
+        try expect(waitUntil(timeout: .seconds(20), interval: .milliseconds(200)) {
+            _ = try bus.perform("Echo.say", ["--input", #"{"text":"after"}"#, "--timeout", "2"], timeout: .seconds(10))
             return subscriber.stderr.contains("the coordinator restarted")
         }, "no restart reported: \(subscriber.stderr)")
         #expect(subscriber.stdoutLines.contains { $0.contains(#""after""#) })

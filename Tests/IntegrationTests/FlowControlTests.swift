@@ -30,7 +30,7 @@ struct FlowControlTests {
             try dealer.send(Multipart(frames.frames))
         }
         // Every request finishes while the client reads nothing: the replies wait.
-        try expect(waitUntil(timeout: .seconds(60)) { (try? LoadTests.statistics(bus)["completed"]) == count },
+        try expect(waitUntil(timeout: .seconds(60), interval: .milliseconds(200)) { (try? LoadTests.statistics(bus)["completed"]) == count },
                    "the requests did not complete: \(String(describing: try? LoadTests.statistics(bus)))")
         let waiting = try LoadTests.statistics(bus)
         #expect(waiting["deferredReplies", default: 0] > 0, "the test never filled the client's queue: \(waiting)")
@@ -64,7 +64,7 @@ struct FlowControlTests {
         let perform = try bus.start("perform", [
             "perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--timeout", "30", "--json", "--coordinator", bus.clients,
         ])
-        try expect(waitUntil { (try? LoadTests.statistics(bus)["running"]) == 1 }, "the request did not start")
+        try expect(waitUntil(interval: .milliseconds(200)) { (try? LoadTests.statistics(bus)["running"]) == 1 }, "the request did not start")
         coordinator.signal(SIGSTOP)
         // Past the worker's liveness (3 × 200 ms) several times over: it reconnects meanwhile.
         Thread.sleep(forTimeInterval: 2)

@@ -77,7 +77,8 @@ struct CompletedOutcomes {
             order.append(outcome.requestID)
         }
         bytes += Self.size(of: outcome)
-        while order.count > capacity || (bytes > byteCapacity && order.count > 1), let oldest = order.popFirst() {
+        // Owed outcomes count against the byte budget too: together they stay within it.
+        while order.count > capacity || (bytes + owedBytes > byteCapacity && order.count > 1), let oldest = order.popFirst() {
             if let evicted = outcomes.removeValue(forKey: oldest) { bytes -= Self.size(of: evicted) }
             origins[oldest] = nil
         }

@@ -163,11 +163,15 @@ func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func waitUntil(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) rethrows -> Bool {
+/// Polls `condition` every `interval` until it holds or `timeout` passes; a condition that
+/// starts a process (a stats query) should poll less often than one that reads a file.
+func waitUntil(
+    timeout: Duration = .seconds(20), interval: Duration = .milliseconds(20), _ condition: () throws -> Bool
+) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.02)
+        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
     }
     return try condition()
 }
