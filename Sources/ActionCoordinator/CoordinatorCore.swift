@@ -485,9 +485,12 @@ public final class CoordinatorCore {
     }
 
     /// The coordinator's own thread was held up for `stall` (a VM pause, a huge report): its
-    /// workers' silence during that time is its own, not theirs, so none is declared dead for it.
-    public func excuseStall(_ stall: Duration) {
-        for id in workers.keys { workers[id]?.lastHeard += stall }
+    /// workers' silence during that time is its own, not theirs, so none is declared dead for it:
+    /// each gets a full liveness period from `now` to be heard again (it may be reconnecting).
+    public func excuseStall(_ stall: Duration, now: ContinuousClock.Instant) {
+        for id in Array(workers.keys) {
+            if let heard = workers[id]?.lastHeard { workers[id]?.lastHeard = max(heard + stall, now) }
+        }
         counters.stalls += 1
         logger.warning("coordinator stalled; worker silence during the stall is not held against them", metadata: ["stall": "\(stall)"])
     }

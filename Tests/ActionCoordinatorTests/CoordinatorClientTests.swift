@@ -260,7 +260,7 @@ struct CoordinatorClientTests {
         h.core.recordUndeliverableReply()
         h.core.recordStreamOverflow()
         h.core.recordJournalFailure()
-        h.core.excuseStall(.seconds(5))
+        h.core.excuseStall(.seconds(5), now: h.at(.seconds(7)))
         stats = h.core.statistics
         #expect(stats.stalls == 1)
         #expect(stats.lateResultsDiscarded == 1)

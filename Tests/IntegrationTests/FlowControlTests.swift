@@ -59,14 +59,14 @@ struct FlowControlTests {
     /// worker, and nothing is redelivered.
     @Test func aCoordinatorStallIsNotTheDeathOfItsWorkers() throws {
         let bus = try BusFixture()
-        let coordinator = try bus.startCoordinator(["--no-journal", "--heartbeat-ms", "200"])
-        try bus.startWorker("w1", coordinator: coordinator, ["--heartbeat-ms", "200"])
+        let coordinator = try bus.startCoordinator(["--no-journal", "--heartbeat-ms", "300"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--heartbeat-ms", "300"])
         let perform = try bus.start("perform", [
             "perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--timeout", "30", "--json", "--coordinator", bus.clients,
         ])
         try expect(waitUntil(interval: .milliseconds(200)) { (try? LoadTests.statistics(bus)["running"]) == 1 }, "the request did not start")
         coordinator.signal(SIGSTOP)
-        // Past the worker's liveness (3 × 200 ms) several times over: it reconnects meanwhile.
+        // Past the worker's liveness (3 × 300 ms) twice over: it reconnects meanwhile.
         Thread.sleep(forTimeInterval: 2)
         coordinator.signal(SIGCONT)
         try expect(perform.waitForExit(timeout: .seconds(30)) != nil, "the perform did not finish")

@@ -143,7 +143,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             let now = ContinuousClock.now
             // A tick far later than scheduled means this thread was held up, not the workers.
             let late = now - lastTick - tickInterval
-            if late > configuration.heartbeatInterval { core.excuseStall(late) }
+            if late > configuration.heartbeatInterval { core.excuseStall(late, now: now) }
             lastTick = now
             core.tick(now: now)
             flush()
