@@ -152,6 +152,10 @@ public final class CoordinatorCore {
         switch message {
         case .perform(let request):
             perform(request, from: client, now: now)
+        case .performBatch(let requests):
+            // Accepted in order, then dispatched once: the lanes fill before workers are chosen.
+            for request in requests { perform(request, from: client, now: now, dispatching: false) }
+            dispatch(now: now)
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
         case .acknowledge(let requestIDs):
@@ -187,7 +191,7 @@ public final class CoordinatorCore {
         }
     }
 
-    private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant) {
+    private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) {
         if let outcome = completed[request.requestID] {
             let origin = completed.origin(of: request.requestID)
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
@@ -245,7 +249,7 @@ public final class CoordinatorCore {
         counters.accepted += 1
         outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
         outbox.send(.accepted(requestID: request.requestID), to: client)
-        dispatch(now: now)
+        if dispatching { dispatch(now: now) }
     }
 
     /// What differs between a request and the one first sent under its id, if anything: a
@@ -313,7 +317,13 @@ public final class CoordinatorCore {
         }
         guard workers[id] != nil else {
             // Unknown (expired, or the coordinator restarted): it must register again.
-            if case .result(let outcome) = message, !adoptRecovered(outcome, now: now) {
+            let outcomes: [WireOutcome]
+            switch message {
+            case .result(let outcome): outcomes = [outcome]
+            case .resultBatch(let batch): outcomes = batch
+            default: outcomes = []
+            }
+            for outcome in outcomes where !adoptRecovered(outcome, now: now) {
                 counters.lateResultsDiscarded += 1
             }
             if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
@@ -337,6 +347,10 @@ public final class CoordinatorCore {
             break
         case .result(let outcome):
             result(outcome, from: id, now: now)
+        case .resultBatch(let outcomes):
+            // Credits return and outcomes go out first; then their work goes out in one pass.
+            for outcome in outcomes { result(outcome, from: id, now: now, dispatching: false) }
+            dispatch(now: now)
         case .heartbeat:
             break
         case .disconnect:
@@ -378,7 +392,7 @@ public final class CoordinatorCore {
         dispatch(now: now)
     }
 
-    private func result(_ outcome: WireOutcome, from id: WorkerID, now: ContinuousClock.Instant) {
+    private func result(_ outcome: WireOutcome, from id: WorkerID, now: ContinuousClock.Instant, dispatching: Bool = true) {
         guard workers[id]?.inFlight.remove(outcome.requestID) != nil else {
             if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
             return
@@ -391,7 +405,7 @@ public final class CoordinatorCore {
             // Cancelled or timed out while it ran: the client already has its answer.
             counters.lateResultsDiscarded += 1
         }
-        dispatch(now: now)
+        if dispatching { dispatch(now: now) }
     }
 
     /// A worker that ran a request before the coordinator restarted reports its result: if the
@@ -408,6 +422,8 @@ public final class CoordinatorCore {
     /// Declares a worker gone and requeues what it held.
     private func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
         guard let worker = workers.removeValue(forKey: id) else { return }
+        // Requests still waiting to go to it are requeued below with the rest: they must not leave.
+        outbox.withdrawRequests(to: id)
         freeCredits -= worker.freeCredits
         for session in worker.sessions where sessions[session]?.worker == id {
             sessions[session] = nil
@@ -734,6 +750,23 @@ public final class CoordinatorCore {
         pending.deliveries -= 1
         enqueue(pending, atHead: true)
         markUnreachable(worker)
+    }
+
+    /// Requests the driver could not send to `worker` (their message found the connection gone):
+    /// back to the heads of their lanes, in order and uncounted, and the worker leaves the pool
+    /// until it is heard from again.
+    public func undelivered(_ requestIDs: [String], to worker: WorkerID, now: ContinuousClock.Instant) {
+        for requestID in requestIDs.reversed() {
+            guard let pending = requests[requestID], pending.placement == .running(on: worker),
+                  workers[worker]?.inFlight.remove(requestID) != nil else { continue }
+            // The pool counts this worker's free credits only while it is reachable and not draining.
+            if let record = workers[worker], !record.isUnreachable, !record.isDraining { freeCredits += 1 }
+            pending.placement = .queued
+            pending.deliveries -= 1
+            enqueue(pending, atHead: true)
+        }
+        markUnreachable(worker)
+        dispatch(now: now)
     }
 
     // MARK: Outcomes

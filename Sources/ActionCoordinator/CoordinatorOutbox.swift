@@ -6,7 +6,13 @@ public protocol CoordinatorOutbox: AnyObject {
     /// Sends a reply to a client.
     func send(_ reply: ClientReply, to client: ClientAddress)
     /// Sends an instruction to a worker; returns `false` when the worker is unreachable.
+    ///
+    /// A REQUEST may wait for the end of the batch being handled, to go with the others for the
+    /// same worker in one message; if that message cannot leave, the driver hands its requests
+    /// back with ``CoordinatorCore/undelivered(_:to:now:)``.
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool
+    /// Forgets the requests waiting to go to `worker` (it is gone, and they are requeued).
+    func withdrawRequests(to worker: WorkerID)
     /// Publishes on the outcome stream.
     func publish(_ message: StreamMessage)
     /// Records an acceptance or an outcome in the journal. Replies sent after this call must
@@ -24,6 +30,9 @@ extension CoordinatorOutbox {
 
     /// Always publish.
     public var hasSubscribers: Bool { true }
+
+    /// Nothing waits: requests are sent at once.
+    public func withdrawRequests(to worker: WorkerID) {}
 }
 
 /// A worker's identity: the routing id of its connection to the workers socket.

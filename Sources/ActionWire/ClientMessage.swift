@@ -1,7 +1,10 @@
 /// What a client sends to the coordinator's clients socket.
 public enum ClientMessage: Sendable, Hashable {
-    /// PERFORM: header, then the ``WireRequest`` frames.
+    /// PERFORM: header, then the request as one packed record (``PackedRecord``).
     case perform(WireRequest)
+    /// PERFORM carrying several requests, one packed record each, in submission order (what a
+    /// client sends when several are ready; decoding a one-record PERFORM gives ``perform(_:)``).
+    case performBatch([WireRequest])
     /// CANCEL: header, request id.
     case cancel(requestID: String)
     /// STACKS: header, query id, session filter (empty: every session).
@@ -20,7 +23,10 @@ public enum ClientMessage: Sendable, Hashable {
         switch self {
         case .perform(let request):
             writer.append(WireHeader.bytes(.perform))
-            request.encode(into: &writer)
+            writer.append(request.packed)
+        case .performBatch(let requests):
+            writer.append(WireHeader.bytes(.perform))
+            for request in requests { writer.append(request.packed) }
         case .cancel(let requestID):
             writer.append(WireHeader.bytes(.cancel))
             writer.append(requestID)
@@ -49,7 +55,8 @@ public enum ClientMessage: Sendable, Hashable {
         let message: ClientMessage
         switch command {
         case .perform:
-            message = .perform(try WireRequest(reading: &reader))
+            let requests = try reader.records(WireRequest.unpack)
+            message = requests.count == 1 ? .perform(requests[0]) : .performBatch(requests)
         case .cancel:
             message = .cancel(requestID: try reader.name("request id"))
         case .stacks:

@@ -4,8 +4,11 @@ public enum ClientReply: Sendable, Hashable {
     /// ``WireLimits/maxRequestIDsPerMessage``): the coordinator accepts many requests of one
     /// client in one message.
     case accepted(requestIDs: [String])
-    /// OUTCOME: header, then the ``WireOutcome`` frames.
+    /// OUTCOME: header, then the outcome as one packed record (``PackedRecord``).
     case outcome(WireOutcome)
+    /// OUTCOME carrying several outcomes for one client, one packed record each (decoding a
+    /// one-record OUTCOME gives ``outcome(_:)``).
+    case outcomeBatch([WireOutcome])
     /// STACKS-REPLY: header, query id, JSON report.
     case stacks(queryID: String, json: [UInt8])
     /// PONG: header, the coordinator's instance id (new each time a coordinator process starts,
@@ -24,7 +27,10 @@ public enum ClientReply: Sendable, Hashable {
             for requestID in requestIDs { writer.append(requestID) }
         case .outcome(let outcome):
             writer.append(WireHeader.bytes(.outcome))
-            outcome.encode(into: &writer)
+            writer.append(outcome.packed)
+        case .outcomeBatch(let outcomes):
+            writer.append(WireHeader.bytes(.outcome))
+            for outcome in outcomes { writer.append(outcome.packed) }
         case .stacks(let queryID, let json):
             writer.append(WireHeader.bytes(.stacksReply))
             writer.append(queryID)
@@ -59,7 +65,8 @@ public enum ClientReply: Sendable, Hashable {
         case .accepted:
             reply = .accepted(requestIDs: try reader.requestIDs())
         case .outcome:
-            reply = .outcome(try WireOutcome(reading: &reader))
+            let outcomes = try reader.records(WireOutcome.unpack)
+            reply = outcomes.count == 1 ? .outcome(outcomes[0]) : .outcomeBatch(outcomes)
         case .stacksReply:
             reply = .stacks(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .pong:

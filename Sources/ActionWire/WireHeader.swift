@@ -2,9 +2,10 @@
 public enum WireHeader {
     /// The four signature bytes, `"ABUS"`.
     public static let signature: [UInt8] = Array("ABUS".utf8)
-    /// The protocol version this codec speaks: 2 since ACCEPTED carries many request ids and
-    /// clients acknowledge outcomes (ACK).
-    public static let version: UInt8 = 2
+    /// The protocol version this codec speaks: 3 since requests and outcomes travel as packed
+    /// records, several to a PERFORM, REQUEST, RESULT or OUTCOME (2 added ACCEPTED with many
+    /// request ids and ACK).
+    public static let version: UInt8 = 3
     /// The header's size in bytes.
     public static let size = 6
 

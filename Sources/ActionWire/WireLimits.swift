@@ -8,6 +8,8 @@ public struct WireLimits: Sendable, Hashable {
     public var maxActionsPerWorker: Int = 4096
     /// The most request ids one ACCEPTED or ACK carries.
     public var maxRequestIDsPerMessage: Int = 1024
+    /// The most records (requests or outcomes) one PERFORM, REQUEST, RESULT or OUTCOME carries.
+    public var maxRecordsPerMessage: Int = 1024
 
     /// The default limits: 255-byte names, 1 MiB bodies.
     public init() {}

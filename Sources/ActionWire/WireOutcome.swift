@@ -50,6 +50,16 @@ public struct WireOutcome: Sendable, Hashable {
         return false
     }
 
+    /// About how many bytes the outcome takes on the wire (its variable fields).
+    public var byteCount: Int {
+        let resultBytes: Int
+        switch result {
+        case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
+        case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
+        }
+        return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + resultBytes
+    }
+
     /// The feature part of the action name.
     public var feature: Substring { action.split(separator: ".", maxSplits: 1).first ?? "" }
 

@@ -19,8 +19,12 @@ public struct WorkerRegistration: Sendable, Hashable {
 public enum WorkerMessage: Sendable, Hashable {
     /// READY: header, name, credits (u32), then one frame per action name.
     case ready(WorkerRegistration)
-    /// RESULT: header, then the ``WireOutcome`` frames; returns one credit.
+    /// RESULT: header, then the outcome as one packed record (``PackedRecord``); returns one
+    /// credit.
     case result(WireOutcome)
+    /// RESULT carrying several outcomes, one packed record each; returns one credit per
+    /// outcome (decoding a one-record RESULT gives ``result(_:)``).
+    case resultBatch([WireOutcome])
     /// HEARTBEAT: header.
     case heartbeat
     /// DISCONNECT: header.
@@ -38,7 +42,10 @@ public enum WorkerMessage: Sendable, Hashable {
             for action in registration.actions { writer.append(action) }
         case .result(let outcome):
             writer.append(WireHeader.bytes(.result))
-            outcome.encode(into: &writer)
+            writer.append(outcome.packed)
+        case .resultBatch(let outcomes):
+            writer.append(WireHeader.bytes(.result))
+            for outcome in outcomes { writer.append(outcome.packed) }
         case .heartbeat:
             writer.append(WireHeader.bytes(.workerHeartbeat))
         case .disconnect:
@@ -69,7 +76,8 @@ public enum WorkerMessage: Sendable, Hashable {
             while reader.remaining > 0 { actions.append(try reader.name("action")) }
             message = .ready(WorkerRegistration(name: name, credits: credits, actions: actions))
         case .result:
-            message = .result(try WireOutcome(reading: &reader))
+            let outcomes = try reader.records(WireOutcome.unpack)
+            message = outcomes.count == 1 ? .result(outcomes[0]) : .resultBatch(outcomes)
         case .workerHeartbeat:
             message = .heartbeat
         case .workerDisconnect:
@@ -86,8 +94,12 @@ public enum WorkerMessage: Sendable, Hashable {
 
 /// What the coordinator sends to a worker.
 public enum WorkerInstruction: Sendable, Hashable {
-    /// REQUEST: header, then the ``WireRequest`` frames (timeout = time left).
+    /// REQUEST: header, then the request as one packed record (``PackedRecord``; its timeout
+    /// is the time left).
     case request(WireRequest)
+    /// REQUEST carrying several requests, one packed record each, in the order they are to
+    /// start (decoding a one-record REQUEST gives ``request(_:)``).
+    case requestBatch([WireRequest])
     /// HEARTBEAT: header.
     case heartbeat
     /// DISCONNECT: header. The coordinator does not know this worker; it must send READY again.
@@ -104,7 +116,10 @@ public enum WorkerInstruction: Sendable, Hashable {
         switch self {
         case .request(let request):
             writer.append(WireHeader.bytes(.request))
-            request.encode(into: &writer)
+            writer.append(request.packed)
+        case .requestBatch(let requests):
+            writer.append(WireHeader.bytes(.request))
+            for request in requests { writer.append(request.packed) }
         case .heartbeat:
             writer.append(WireHeader.bytes(.coordinatorHeartbeat))
         case .disconnect:
@@ -129,7 +144,9 @@ public enum WorkerInstruction: Sendable, Hashable {
         var reader = FrameReader(frames, at: start + 1, limits: limits, command: command)
         let instruction: WorkerInstruction
         switch command {
-        case .request: instruction = .request(try WireRequest(reading: &reader))
+        case .request:
+            let requests = try reader.records(WireRequest.unpack)
+            instruction = requests.count == 1 ? .request(requests[0]) : .requestBatch(requests)
         case .coordinatorHeartbeat: instruction = .heartbeat
         case .coordinatorDisconnect: instruction = .disconnect
         case .cancelRequest: instruction = .cancel(requestID: try reader.name("request id"))

@@ -8,10 +8,14 @@ public protocol IOLoopDriver: AnyObject, SendableMetatype {
     /// Called on the loop thread when the loop stops, before the runtime closes the sockets it
     /// polls; close any other sockets here.
     func ioLoopWillStop(_ runtime: IOLoopRuntime)
+    /// Called on the loop thread after each turn of the loop (what was readable handled, queued
+    /// jobs run), before it polls again: the place to send what the turn gathered as one message.
+    func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime)
 }
 
 extension IOLoopDriver {
     public func ioLoopWillStop(_ runtime: IOLoopRuntime) {}
+    public func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {}
 }
 
 /// A dedicated thread that alone owns a set of ZeroMQ sockets (like czmq's `zactor`).
@@ -148,6 +152,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
                 break
             }
             if woken { runQueuedJobs(driver, runtime, &batch) }
+            driver.ioLoopDidFinishTurn(runtime)
             if runtime.isStopRequested { break }
             if !state.withLock({ $0.isAccepting }) {
                 runQueuedJobs(driver, runtime, &batch)

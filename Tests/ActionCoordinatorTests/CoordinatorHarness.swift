@@ -32,6 +32,13 @@ final class RecordingOutbox: CoordinatorOutbox {
     func publish(_ message: StreamMessage) {
         stream.append(message)
     }
+
+    /// Workers whose unsent requests the core withdrew, in order.
+    private(set) var withdrawn: [WorkerID] = []
+
+    func withdrawRequests(to worker: WorkerID) {
+        withdrawn.append(worker)
+    }
 }
 
 /// A ``CoordinatorCore`` driven by hand with synthetic instants.

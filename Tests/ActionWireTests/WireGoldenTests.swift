@@ -4,8 +4,15 @@ import Testing
 /// Golden byte vectors: the exact frames of every command, as docs/PROTOCOL.md specifies them.
 @Suite("Wire golden vectors")
 struct WireGoldenTests {
-    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x02, command] }
+    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x03, command] }
     static func t(_ text: String) -> [UInt8] { Array(text.utf8) }
+    /// A packed record: each field as a 4-byte big-endian length and its bytes.
+    static func packed(_ fields: [[UInt8]]) -> [UInt8] {
+        fields.flatMap { field -> [UInt8] in
+            let length = withUnsafeBytes(of: UInt32(field.count).bigEndian) { Array($0) }
+            return length + field
+        }
+    }
 
     static let request = WireRequest(
         requestID: "c1:7", action: "Echo.say", session: "doc-1",
@@ -36,9 +43,29 @@ struct WireGoldenTests {
     }
 
     @Test func perform() throws {
-        let frames = [Self.h(0x01)] + Self.requestFrames
+        let frames = [Self.h(0x01), Self.packed(Self.requestFrames)]
+        #expect(frames[1].prefix(12) == [0, 0, 0, 4, 0x63, 0x31, 0x3A, 0x37, 0, 0, 0, 8], "c1:7, then Echo.say's length")
         #expect(encoded { ClientMessage.perform(Self.request).encode(into: &$0) } == frames)
         #expect(try ClientMessage.decode(WireFrameList(frames)) == .perform(Self.request))
+    }
+
+    @Test func recordsTravelSeveralToAMessage() throws {
+        var second = Self.request
+        second.requestID = "c1:8"
+        second.session = ""
+        let secondFields = [Self.t("c1:8"), Self.t("Echo.say"), [], [0x00, 0x00, 0x75, 0x30], Self.t("application/json"), Self.t(#"{"text":"hi"}"#)]
+        let performs = [Self.h(0x01), Self.packed(Self.requestFrames), Self.packed(secondFields)]
+        #expect(encoded { ClientMessage.performBatch([Self.request, second]).encode(into: &$0) } == performs)
+        #expect(try ClientMessage.decode(WireFrameList(performs)) == .performBatch([Self.request, second]))
+        let requests = [Self.h(0x31), Self.packed(Self.requestFrames), Self.packed(secondFields)]
+        #expect(encoded { WorkerInstruction.requestBatch([Self.request, second]).encode(into: &$0) } == requests)
+        #expect(try WorkerInstruction.decode(WireFrameList(requests)) == .requestBatch([Self.request, second]))
+        let results = [Self.h(0x22), Self.packed(Self.successFrames), Self.packed(Self.failureFrames)]
+        #expect(encoded { WorkerMessage.resultBatch([Self.success, Self.failure]).encode(into: &$0) } == results)
+        #expect(try WorkerMessage.decode(WireFrameList(results)) == .resultBatch([Self.success, Self.failure]))
+        let outcomes = [Self.h(0x12), Self.packed(Self.failureFrames), Self.packed(Self.successFrames)]
+        #expect(encoded { ClientReply.outcomeBatch([Self.failure, Self.success]).encode(into: &$0) } == outcomes)
+        #expect(try ClientReply.decode(WireFrameList(outcomes)) == .outcomeBatch([Self.failure, Self.success]))
     }
 
     @Test func timeoutsRoundUpAndNeverMeanTheDefault() {
@@ -47,7 +74,7 @@ struct WireGoldenTests {
         #expect(WireRequest.timeoutMilliseconds(.zero) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(-3)) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(10_000_000)) == UInt32.max)
-        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x02, 0x12])
+        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x03, 0x12])
     }
 
     @Test func outcomeJSONForFailuresAndBareErrors() {
@@ -77,8 +104,8 @@ struct WireGoldenTests {
         let cases: [(ClientReply, [[UInt8]])] = [
             (.accepted(requestID: "c1:7"), [Self.h(0x11), Self.t("c1:7")]),
             (.accepted(requestIDs: ["c1:7", "c1:8", "k"]), [Self.h(0x11), Self.t("c1:7"), Self.t("c1:8"), Self.t("k")]),
-            (.outcome(Self.success), [Self.h(0x12)] + Self.successFrames),
-            (.outcome(Self.failure), [Self.h(0x12)] + Self.failureFrames),
+            (.outcome(Self.success), [Self.h(0x12), Self.packed(Self.successFrames)]),
+            (.outcome(Self.failure), [Self.h(0x12), Self.packed(Self.failureFrames)]),
             (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),
             (.pong(instance: "c0ffee"), [Self.h(0x14), Array("c0ffee".utf8)]),
             (.stats(queryID: "q2", json: Self.t("{}")), [Self.h(0x16), Self.t("q2"), Self.t("{}")]),
@@ -96,7 +123,7 @@ struct WireGoldenTests {
         let cases: [(WorkerMessage, [[UInt8]])] = [
             (.ready(registration),
              [Self.h(0x21), Self.t("host-42"), [0, 0, 0, 64], Self.t("Echo.say"), Self.t("Clock.sleep")]),
-            (.result(Self.success), [Self.h(0x22)] + Self.successFrames),
+            (.result(Self.success), [Self.h(0x22), Self.packed(Self.successFrames)]),
             (.heartbeat, [Self.h(0x23)]),
             (.disconnect, [Self.h(0x24)]),
             (.draining, [Self.h(0x25)]),
@@ -109,7 +136,7 @@ struct WireGoldenTests {
 
     @Test func workerInstructions() throws {
         let cases: [(WorkerInstruction, [[UInt8]])] = [
-            (.request(Self.request), [Self.h(0x31)] + Self.requestFrames),
+            (.request(Self.request), [Self.h(0x31), Self.packed(Self.requestFrames)]),
             (.heartbeat, [Self.h(0x32)]),
             (.disconnect, [Self.h(0x33)]),
             (.cancel(requestID: "c1:7"), [Self.h(0x34), Self.t("c1:7")]),

@@ -4,7 +4,11 @@ import Testing
 /// Every kind of bad frame is rejected with a typed error, never a crash.
 @Suite("Wire rejections")
 struct WireRejectionTests {
-    static let perform = [WireGoldenTests.h(0x01)] + WireGoldenTests.requestFrames
+    /// A PERFORM whose request has these fields (``WireGoldenTests/requestFrames`` by default).
+    static func perform(_ fields: [[UInt8]] = WireGoldenTests.requestFrames) -> [[UInt8]] {
+        [WireGoldenTests.h(0x01), WireGoldenTests.packed(fields)]
+    }
+    static let fields = WireGoldenTests.requestFrames
 
     func clientError(_ frames: [[UInt8]], limits: WireLimits = WireLimits()) -> WireError.Code? {
         do {
@@ -16,51 +20,72 @@ struct WireRejectionTests {
     }
 
     @Test func truncatedMessagesAreRejected() {
-        for count in 0..<Self.perform.count {
-            #expect(clientError(Array(Self.perform.prefix(count))) == .truncated, "prefix of \(count) frames")
+        for count in 0..<Self.fields.count {
+            #expect(clientError(Self.perform(Array(Self.fields.prefix(count)))) == .truncated, "record of \(count) fields")
         }
-        var shortTimeout = Self.perform
-        shortTimeout[4] = [0, 1]
-        #expect(clientError(shortTimeout) == .truncated)
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x02]]) == .truncated)
+        #expect(clientError([WireGoldenTests.h(0x01)]) == .truncated, "a PERFORM without a record")
+        var shortTimeout = Self.fields
+        shortTimeout[3] = [0, 1]
+        #expect(clientError(Self.perform(shortTimeout)) == .truncated)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x03]]) == .truncated)
+        // A field length running past the end of the record, or cut inside the length itself.
+        let record = Self.perform()[1]
+        #expect(clientError([WireGoldenTests.h(0x01), Array(record.dropLast())]) == .truncated)
+        #expect(clientError([WireGoldenTests.h(0x01), Array(record.prefix(2))]) == .truncated)
+        #expect(clientError([WireGoldenTests.h(0x01), [0xFF, 0xFF, 0xFF, 0xFF, 0x41]]) == .truncated)
+    }
+
+    @Test func recordsBeyondTheLimitsAreRejected() {
+        let record = Self.perform()[1]
+        var limits = WireLimits()
+        limits.maxRecordsPerMessage = 3
+        #expect(clientError([WireGoldenTests.h(0x01)] + Array(repeating: record, count: 3), limits: limits) == nil)
+        #expect(clientError([WireGoldenTests.h(0x01)] + Array(repeating: record, count: 4), limits: limits) == .oversize)
+        // A field too many, and more fields than any record has.
+        #expect(clientError(Self.perform(Self.fields + [[1]])) == .extraFrames)
+        #expect(clientError(Self.perform(Array(repeating: [0x41], count: 9))) == .extraFrames)
+        // One bad record spoils the message: nothing of it is accepted.
+        var bad = Self.fields
+        bad[1] = Array("Echo".utf8)
+        #expect(clientError([WireGoldenTests.h(0x01), record, WireGoldenTests.packed(bad)]) == .invalidField)
     }
 
     @Test func wrongVersionIsRejected() {
-        var frames = Self.perform
-        frames[0][4] = 0x01  // ABP/1 peers get a clear answer, not silence
+        var frames = Self.perform()
+        frames[0][4] = 0x02  // ABP/2 peers get a clear answer, not silence
         #expect(clientError(frames) == .unsupportedVersion)
     }
 
     @Test func unknownAndMisdirectedCommandsAreRejected() {
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x02, 0x7F]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x03, 0x7F]]) == .unknownCommand)
         // A worker's READY on the clients socket.
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x02, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x03, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
         #expect(clientError([Array("MDPC02".utf8)]) == .badSignature)
         #expect(clientError([[]]) == .badSignature)
     }
 
     @Test func oversizeFramesAreRejected() {
-        var bigInput = Self.perform
-        bigInput[6] = [UInt8](repeating: 0x20, count: 2048)
-        #expect(clientError(bigInput, limits: WireLimits(maxBodyBytes: 1024)) == .oversize)
-        var bigName = Self.perform
-        bigName[1] = [UInt8](repeating: 0x61, count: 256)
-        #expect(clientError(bigName) == .oversize)
+        var bigInput = Self.fields
+        bigInput[5] = [UInt8](repeating: 0x20, count: 2048)
+        #expect(clientError(Self.perform(bigInput), limits: WireLimits(maxBodyBytes: 1024)) == .oversize)
+        var bigName = Self.fields
+        bigName[0] = [UInt8](repeating: 0x61, count: 256)
+        #expect(clientError(Self.perform(bigName)) == .oversize)
     }
 
     @Test func badNamesAreRejected() {
-        var badUTF8 = Self.perform
-        badUTF8[2] = [0x45, 0xFF, 0x2E, 0x73]
-        #expect(clientError(badUTF8) == .invalidUTF8)
-        var control = Self.perform
-        control[3] = Array("doc\u{1F}1".utf8)
-        #expect(clientError(control) == .invalidField)
-        var noDot = Self.perform
-        noDot[2] = Array("Echo".utf8)
-        #expect(clientError(noDot) == .invalidField)
-        var emptyID = Self.perform
-        emptyID[1] = []
-        #expect(clientError(emptyID) == .invalidField)
+        var badUTF8 = Self.fields
+        badUTF8[1] = [0x45, 0xFF, 0x2E, 0x73]
+        #expect(clientError(Self.perform(badUTF8)) == .invalidUTF8)
+        var control = Self.fields
+        control[2] = Array("doc\u{1F}1".utf8)
+        #expect(clientError(Self.perform(control)) == .invalidField)
+        var noDot = Self.fields
+        noDot[1] = Array("Echo".utf8)
+        #expect(clientError(Self.perform(noDot)) == .invalidField)
+        var emptyID = Self.fields
+        emptyID[0] = []
+        #expect(clientError(Self.perform(emptyID)) == .invalidField)
     }
 
     @Test func everyNameFollowsTheOneWireNameRule() throws {
@@ -75,9 +100,9 @@ struct WireRejectionTests {
             let name = Array("Echo.say".utf8) + [control]
             #expect(throws: WireError(.invalidField, "name contains a control character")) { try WireName.validate(name, field: "name") }
             // PERFORM and a Majordomo request reject it alike.
-            var perform = Self.perform
-            perform[2] = name
-            #expect(clientError(perform) == .invalidField)
+            var fields = Self.fields
+            fields[1] = name
+            #expect(clientError(Self.perform(fields)) == .invalidField)
             #expect(throws: WireError.self) {
                 try MajordomoRequest.decode(WireFrameList([[0xAA], [], MajordomoRequest.clientHeader, [0x02], name, []]), at: 1)
             }
@@ -85,16 +110,16 @@ struct WireRejectionTests {
     }
 
     @Test func trailingFramesAreRejected() {
-        #expect(clientError(Self.perform + [[1]]) == .extraFrames)
+        #expect(clientError(Self.perform() + [[1]]) == .truncated, "a frame after the record is read as a record")
         #expect(clientError([WireGoldenTests.h(0x04), []]) == .extraFrames)
     }
 
     @Test func badOutcomeStatusIsRejected() {
-        var frames = [WireGoldenTests.h(0x22)] + WireGoldenTests.successFrames
-        frames[5] = [0x02, 0x00]
-        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList(frames)) }
-        frames[5] = [0x00, 0x80]
-        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList(frames)) }
+        var fields = WireGoldenTests.successFrames
+        fields[4] = [0x02, 0x00]
+        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList([WireGoldenTests.h(0x22), WireGoldenTests.packed(fields)])) }
+        fields[4] = [0x00, 0x80]
+        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList([WireGoldenTests.h(0x22), WireGoldenTests.packed(fields)])) }
     }
 
     @Test func readyWithoutCreditsIsRejected() {
@@ -110,7 +135,11 @@ struct WireRejectionTests {
                 (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             }
             if !frames.isEmpty, Bool.random(using: &generator) {
-                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x02, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
+                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x03, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
+                // Some frames made to look like packed records, to reach the field decoders.
+                for index in frames.indices.dropFirst() where Bool.random(using: &generator) {
+                    frames[index] = WireGoldenTests.packed(Array(frames[index...].prefix(Int.random(in: 0...8, using: &generator))))
+                }
             }
             let list = WireFrameList(frames)
             _ = try? ClientMessage.decode(list)

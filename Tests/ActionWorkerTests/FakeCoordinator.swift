@@ -31,6 +31,8 @@ final class FakeCoordinator {
     private(set) var workerID: [UInt8]?
     /// Everything received, in order, including messages skipped by ``next(_:timeout:where:)``.
     private(set) var log: [Received] = []
+    /// The rest of a RESULT batch, not yet handed out.
+    private var unbatched: [Received] = []
     /// Every READY received, in order.
     var registrations: [WorkerRegistration] {
         log.compactMap { if case .ready(let registration) = $0.message { registration } else { nil } }
@@ -53,6 +55,8 @@ final class FakeCoordinator {
 
     /// Receives one message, or `nil` when none arrives within the socket's receive timeout.
     private func receiveOne() throws -> Received? {
+        // A RESULT carrying several outcomes is handed out one outcome at a time.
+        if !unbatched.isEmpty { return unbatched.removeFirst() }
         let frames: Multipart
         do {
             frames = try router.receiveMultipart()
@@ -60,9 +64,14 @@ final class FakeCoordinator {
             return nil
         }
         let routingID = Array(frames[0])
-        let message = try WorkerMessage.decode(frames, at: 1)
+        var message = try WorkerMessage.decode(frames, at: 1)
+        if case .resultBatch(let outcomes) = message {
+            message = .result(outcomes[0])
+            unbatched = outcomes.dropFirst().map { Received(routingID: routingID, message: .result($0)) }
+        }
         let received = Received(routingID: routingID, message: message)
         log.append(received)
+        log.append(contentsOf: unbatched)
         if case .ready = message { workerID = routingID }
         if workerID == nil { workerID = routingID }
         if answersHeartbeats, message == .heartbeat {

@@ -21,11 +21,14 @@ struct FlowControlTests {
         try dealer.setOption(.receiveTimeout, 10_000)
         try dealer.connect(bus.clients)
 
-        let count = 3_000
+        // Outcomes travel many to a message (ABP/3): enough of them, and large enough, to fill
+        // the kernel's socket buffers and both high-water marks.
+        let count = 10_000
+        let input = Array(#"{"text":""#.utf8) + [UInt8](repeating: 0x78, count: 2_000) + Array(#""}"#.utf8)
         for n in 1...count {
             var frames = WireFrameList()
             ClientMessage.perform(WireRequest(
-                requestID: "slow-reader:\(n)", action: "Echo.say", timeoutMilliseconds: 60_000, input: Array(#"{"text":"x"}"#.utf8)
+                requestID: "slow-reader:\(n)", action: "Echo.say", timeoutMilliseconds: 60_000, input: input
             )).encode(into: &frames)
             try dealer.send(Multipart(frames.frames))
         }
@@ -45,6 +48,11 @@ struct FlowControlTests {
             case .outcome(let outcome):
                 #expect(accepted.contains(outcome.requestID), "ACCEPTED comes before the OUTCOME")
                 outcomes.append(outcome.requestID)
+            case .outcomeBatch(let batch):
+                for outcome in batch {
+                    #expect(accepted.contains(outcome.requestID), "ACCEPTED comes before the OUTCOME")
+                    outcomes.append(outcome.requestID)
+                }
             default:
                 break
             }

@@ -1,3 +1,4 @@
+import ActionWire
 import Foundation
 import Testing
 import ZeroMQ
@@ -20,7 +21,7 @@ struct GarbageSoakTests {
         if Bool.random() {
             // Half of them look like ActionBus messages, to reach deeper into the decoders.
             var forged = Multipart()
-            forged.append([0x41, 0x42, 0x55, 0x53, 0x02, [0x01, 0x02, 0x03, 0x04, 0x21, 0x22, 0x23, 0x25].randomElement()!])
+            forged.append([0x41, 0x42, 0x55, 0x53, WireHeader.version, [0x01, 0x02, 0x03, 0x04, 0x21, 0x22, 0x23, 0x25].randomElement()!])
             for index in 0..<message.count { forged.append(message[index]) }
             return forged
         }

@@ -23,23 +23,28 @@ struct SocketGarbageTests {
             return try ClientReply.decode(WireFrameList(received.frames))
         }
         var header = WireHeader.bytes(.perform)
-        let perform: [[UInt8]] = [header, Array("g:1".utf8), Array("Echo.say".utf8), [], [0, 0, 0, 0],
-                                  Array("application/json".utf8), Array(#"{"text":"x"}"#.utf8)]
+        let fields: [[UInt8]] = [Array("g:1".utf8), Array("Echo.say".utf8), [], [0, 0, 0, 0],
+                                 Array("application/json".utf8), Array(#"{"text":"x"}"#.utf8)]
+        // A packed record: each field as a 4-byte big-endian length and its bytes.
+        func packed(_ fields: [[UInt8]]) -> [UInt8] {
+            fields.flatMap { withUnsafeBytes(of: UInt32($0.count).bigEndian, Array.init) + $0 }
+        }
 
         // A wrong protocol version is named as such.
         header[4] = 9
-        guard case .error(_, let versionCode, _) = try reply(to: [header] + perform.dropFirst()) else {
+        guard case .error(_, let versionCode, _) = try reply(to: [header, packed(fields)]) else {
             Issue.record("no error for a wrong version")
             return
         }
         #expect(versionCode == BusErrorCode.unsupportedVersion)
+        header[4] = WireHeader.version
 
-        // Truncated, unknown command, bad UTF-8: malformedRequest.
-        let truncated = try reply(to: Array(perform.prefix(3)))
+        // Truncated, unknown command, bad UTF-8: malformedRequest, naming the request when it can.
+        let truncated = try reply(to: [header, packed(Array(fields.prefix(2)))])
         let unknown = try reply(to: [WireHeader.signature + [WireHeader.version, 0x7E]])
-        var badName = perform
-        badName[2] = [0xC3, 0x28, 0x2E, 0x61]
-        let badUTF8 = try reply(to: badName)
+        var badName = fields
+        badName[1] = [0xC3, 0x28, 0x2E, 0x61]
+        let badUTF8 = try reply(to: [header, packed(badName)])
         for answer in [truncated, unknown, badUTF8] {
             guard case .error(_, let code, _) = answer else {
                 Issue.record("expected an ERROR, got \(answer)")
@@ -47,6 +52,7 @@ struct SocketGarbageTests {
             }
             #expect(code == BusErrorCode.malformedRequest)
         }
+        if case .error(let requestID, _, _) = badUTF8 { #expect(requestID == "g:1") }
 
         // Foreign garbage is dropped without an answer; an oversize frame is cut off by libzmq.
         for _ in 0..<200 {

@@ -4,7 +4,7 @@
 //   relay worker BACKEND                   a DEALER that echoes every message it gets
 //   relay client FRONTEND N WINDOW SIZE    a DEALER keeping WINDOW requests of SIZE bytes in
 //                                          flight until N have returned; prints one JSON line
-//   relay abp-flood ENDPOINT N             an ActionBus (ABP/2) client that sends N PERFORMs as
+//   relay abp-flood ENDPOINT N             an ActionBus (ABP/3) client that sends N PERFORMs as
 //                                          fast as they are taken and counts the ACCEPTEDs: with
 //                                          no worker, it fills the coordinator's queue; prints
 //                                          the acceptance rate over the first and last 10 000
@@ -160,12 +160,22 @@ static long drain_accepted(void *socket, int flags) {
     return accepted;
 }
 
+// Appends one field of an ABP/3 packed record at `at`: its length (u32, big-endian), its bytes.
+static size_t pack_field(unsigned char *record, size_t at, const void *bytes, size_t length) {
+    record[at] = (unsigned char)(length >> 24);
+    record[at + 1] = (unsigned char)(length >> 16);
+    record[at + 2] = (unsigned char)(length >> 8);
+    record[at + 3] = (unsigned char)length;
+    memcpy(record + at + 4, bytes, length);
+    return at + 4 + length;
+}
+
 static int run_abp_flood(void *context, const char *endpoint, long total) {
     void *socket = zmq_socket(context, ZMQ_DEALER);
     set_hwm(socket);
     zmq_setsockopt(socket, ZMQ_ROUTING_ID, "abp-flood", 9);
     if (zmq_connect(socket, endpoint) != 0) fail("connect");
-    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x02, 0x01};
+    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x03, 0x01};
     const unsigned char timeout[4] = {0x00, 0x36, 0xEE, 0x80};  // 3 600 000 ms
     const char *input = "{\"text\":\"q\"}";
     const long window = total < 10000 ? total / 2 : 10000;
@@ -174,14 +184,19 @@ static int run_abp_flood(void *context, const char *endpoint, long total) {
     char id[32];
     while (accepted < total) {
         while (sent < total && sent - accepted < 50000) {
+            // One PERFORM per request (no batching, the simplest client there is): the header,
+            // then the request as one packed record, each field a u32 length and its bytes.
             int length = snprintf(id, sizeof id, "abp-flood:%ld", sent + 1);
+            unsigned char record[256];
+            size_t size = 0;
+            size = pack_field(record, size, id, (size_t)length);
+            size = pack_field(record, size, "Echo.say", 8);
+            size = pack_field(record, size, "", 0);
+            size = pack_field(record, size, timeout, 4);
+            size = pack_field(record, size, "application/json", 16);
+            size = pack_field(record, size, input, strlen(input));
             zmq_send(socket, header, 6, ZMQ_SNDMORE);
-            zmq_send(socket, id, (size_t)length, ZMQ_SNDMORE);
-            zmq_send(socket, "Echo.say", 8, ZMQ_SNDMORE);
-            zmq_send(socket, "", 0, ZMQ_SNDMORE);
-            zmq_send(socket, timeout, 4, ZMQ_SNDMORE);
-            zmq_send(socket, "application/json", 16, ZMQ_SNDMORE);
-            if (zmq_send(socket, input, strlen(input), 0) < 0) fail("send");
+            if (zmq_send(socket, record, size, 0) < 0) fail("send");
             sent++;
             if (sent % 256 == 0) break;
         }

@@ -14,6 +14,9 @@ import ZeroMQ
 /// coordinator is never handed copies of work it already has.
 final class ClientDriver: IOLoopDriver {
     private static let batchSize = 256
+    /// The most requests one PERFORM carries, and about the most bytes of their inputs.
+    private static let maxRecordsPerMessage = 256
+    private static let maxBatchBytes = 256 * 1024
 
     private let runtime: IOLoopRuntime
     private let configuration: ActionClientConfiguration
@@ -110,8 +113,12 @@ final class ClientDriver: IOLoopDriver {
             kind: lastChance > now ? .lastChance : .deadline
         ))
         compactTimers()
+        // Sent at the end of this turn of the loop, with every other call submitted meanwhile.
         unsent.append(requestID)
-        fillWindow(now: now)
+    }
+
+    func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {
+        if !unsent.isEmpty && outstanding < configuration.maxOutstanding { fillWindow(now: .now) }
     }
 
     func cancel(_ requestID: String) {
@@ -131,17 +138,32 @@ final class ClientDriver: IOLoopDriver {
 
     /// Sends waiting requests, oldest first, while the window has room and the coordinator
     /// answers.
+    ///
+    /// Requests ready together go in one PERFORM (up to ``maxRecordsPerMessage``), in order.
     private func fillWindow(now: ContinuousClock.Instant) {
         guard !coordinatorSilent else { return }
-        while outstanding < configuration.maxOutstanding, let requestID = unsent.first {
-            guard let call = pending[requestID], !call.isOutstanding else {
-                unsent.removeFirst()
-                continue
+        while outstanding < configuration.maxOutstanding, !unsent.isEmpty {
+            var batch: [WireRequest] = []
+            var bytes = 0
+            var taken = 0  // entries of `unsent` the batch covers, answered ones included
+            for requestID in unsent {
+                guard outstanding + batch.count < configuration.maxOutstanding, batch.count < Self.maxRecordsPerMessage else { break }
+                taken += 1
+                guard let call = pending[requestID], !call.isOutstanding else { continue }
+                if !batch.isEmpty && bytes + call.request.input.count > Self.maxBatchBytes {
+                    taken -= 1
+                    break
+                }
+                batch.append(request(call, sentAt: now))
+                bytes += call.request.input.count
             }
-            guard send(.perform(request(call, sentAt: now))) else { return }  // full: the sweep tries again
-            unsent.removeFirst()
-            pending[requestID]?.isOutstanding = true
-            outstanding += 1
+            if !batch.isEmpty {
+                // Full: the sweep tries again.
+                guard send(batch.count == 1 ? .perform(batch[0]) : .performBatch(batch)) else { return }
+                for request in batch { pending[request.requestID]?.isOutstanding = true }
+                outstanding += batch.count
+            }
+            unsent.removeFirst(taken)
         }
     }
 
@@ -281,11 +303,9 @@ final class ClientDriver: IOLoopDriver {
             case .accepted:
                 break  // Recorded (on disk, with a journal); the outcome follows.
             case .outcome(let outcome):
-                acknowledgements.append(outcome.requestID)
-                if let call = pending.removeValue(forKey: outcome.requestID) {
-                    if call.isOutstanding { outstanding -= 1 }
-                    call.deliver(.success(outcome))
-                }
+                received(outcome)
+            case .outcomeBatch(let outcomes):
+                for outcome in outcomes { received(outcome) }
             case .stacks(let queryID, let json), .stats(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
@@ -306,7 +326,15 @@ final class ClientDriver: IOLoopDriver {
             logger.info("coordinator answering again")
         }
         if acknowledgements.count >= limits.maxRequestIDsPerMessage { flushAcknowledgements() }
-        fillWindow(now: now)
+        // The window's room goes to waiting requests at the end of this turn.
+    }
+
+    private func received(_ outcome: WireOutcome) {
+        acknowledgements.append(outcome.requestID)
+        if let call = pending.removeValue(forKey: outcome.requestID) {
+            if call.isOutstanding { outstanding -= 1 }
+            call.deliver(.success(outcome))
+        }
     }
 
     // MARK: Subscriptions

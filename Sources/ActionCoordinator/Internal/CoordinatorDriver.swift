@@ -55,6 +55,15 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var curveKey: String?
     private var workerRoutingIDs = RoutingIDCache()
     private var outgoing = Multipart()
+    /// Requests chosen for each worker during this batch, sent together when it ends.
+    private var requestBatches: [WorkerID: [WireRequest]] = [:]
+    /// Requests whose message could not leave, for the core at the end of the batch.
+    private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
+    /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
+    private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: [WireOutcome])] = [:]
+    /// The most records one message carries, and about the most bytes.
+    private static let maxRecordsPerMessage = 256
+    private static let maxBatchBytes = 256 * 1024
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
@@ -170,6 +179,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// replies keep their order.
     private func flush() {
         guard !stoppedByFailure else { return }
+        sendRequestBatches()
         let output = held
         held = HeldOutput()
         acceptanceIndex.removeAll(keepingCapacity: true)
@@ -217,9 +227,24 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 start = end
             }
         }
+        // Outcomes for one ActionBus client go out together; any other reply to that client
+        // first sends what was gathered for it, so each client sees its replies in order.
         for (reply, client) in output.replies {
-            deliver(reply, to: client)
+            if case .outcome(let outcome) = reply, client.protocol == .actionBus {
+                let key = RoutingKey(client.routingID)
+                outcomeBatches[key, default: (client, [])].outcomes.append(outcome)
+                if outcomeBatches[key]!.outcomes.count >= Self.maxRecordsPerMessage { deliverOutcomes(for: key) }
+            } else {
+                if !outcomeBatches.isEmpty { deliverOutcomes(for: RoutingKey(client.routingID)) }
+                deliver(reply, to: client)
+            }
         }
+        for key in Array(outcomeBatches.keys) { deliverOutcomes(for: key) }
+    }
+
+    private func deliverOutcomes(for key: RoutingKey) {
+        guard let (client, outcomes) = outcomeBatches.removeValue(forKey: key) else { return }
+        deliver(outcomes.count == 1 ? .outcome(outcomes[0]) : .outcomeBatch(outcomes), to: client)
     }
 
     /// Fail-stop: what this batch decided is not on disk, so none of it may be acknowledged,
@@ -293,11 +318,18 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             core.recordMalformed(fromWorker: false)
             // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
             guard WireHeader.hasSignature(incoming[1]) else { return }
-            let requestID = incoming.count > 2 ? String(decoding: incoming[2].prefix(limits.maxNameBytes), as: UTF8.self) : ""
+            let requestID = incoming.count > 2 ? String(decoding: Self.firstField(of: incoming[2]).prefix(limits.maxNameBytes), as: UTF8.self) : ""
             let code = error.code == .unsupportedVersion ? BusErrorCode.unsupportedVersion : BusErrorCode.malformedRequest
             let safeID = requestID.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? requestID : ""
             send(.error(requestID: safeID, code: code, message: error.message), to: ClientAddress(routingID: routingID))
         }
+    }
+
+    /// The request id an answer to a malformed message names: the first field of a packed
+    /// record (PERFORM), or the frame itself (CANCEL); empty when neither reads.
+    private static func firstField(of frame: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        if let record = try? PackedRecord(frame, command: .perform), record.count > 0 { return record.frame(at: 0) }
+        return frame
     }
 
     private var majordomoSequence: UInt64 = 0
@@ -466,6 +498,51 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
+        if case .request(let request) = instruction {
+            requestBatches[worker, default: []].append(request)
+            return true
+        }
+        // Whatever else goes to the worker (a CANCEL, say) follows the requests chosen before it.
+        if requestBatches[worker] != nil { sendRequestBatch(to: worker) }
+        return transmit(instruction, to: worker)
+    }
+
+    func withdrawRequests(to worker: WorkerID) {
+        requestBatches[worker] = nil
+    }
+
+    /// Sends every worker the requests chosen for it; requests that cannot leave go back to the
+    /// core (here, never from inside one of its calls), which may choose other workers for them,
+    /// whose batches then go too. Each failure takes a worker out of the pool, so this ends.
+    private func sendRequestBatches() {
+        repeat {
+            while let worker = requestBatches.keys.first { sendRequestBatch(to: worker) }
+            let failed = undeliveredRequests
+            undeliveredRequests.removeAll()
+            for (worker, requestIDs) in failed { core.undelivered(requestIDs, to: worker, now: .now) }
+        } while !requestBatches.isEmpty
+    }
+
+    private func sendRequestBatch(to worker: WorkerID) {
+        guard let requests = requestBatches.removeValue(forKey: worker), !requests.isEmpty else { return }
+        var start = 0
+        while start < requests.count {
+            // Within about `maxBatchBytes` a message (a request's input may be large).
+            var end = start, bytes = 0
+            while end < requests.count, end - start < Self.maxRecordsPerMessage, end == start || bytes + requests[end].input.count <= Self.maxBatchBytes {
+                bytes += requests[end].input.count
+                end += 1
+            }
+            let instruction: WorkerInstruction = end - start == 1 ? .request(requests[start]) : .requestBatch(Array(requests[start..<end]))
+            guard transmit(instruction, to: worker) else {
+                undeliveredRequests.append((worker, requests[start...].map(\.requestID)))
+                return
+            }
+            start = end
+        }
+    }
+
+    private func transmit(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
         outgoing.removeAll()
         outgoing.append(worker.routingID)
         instruction.encode(into: &outgoing)

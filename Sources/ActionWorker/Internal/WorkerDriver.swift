@@ -32,6 +32,11 @@ final class WorkerDriver: IOLoopDriver {
     private var heartbeatTimer: IOLoopTimerID?
     private var incoming = Multipart()
     private var outgoing = Multipart()
+    /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
+    private var finishedOutcomes: [WireOutcome] = []
+    /// The most outcomes one RESULT carries, and about the most bytes.
+    private static let maxRecordsPerMessage = 256
+    private static let maxBatchBytes = 256 * 1024
     private(set) var statistics = WorkerStatistics()
     /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
     /// coordinator that has forgotten this worker (restarted, or declared it dead) never
@@ -73,7 +78,29 @@ final class WorkerDriver: IOLoopDriver {
         )
     }
 
+    func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {
+        sendFinishedOutcomes()
+    }
+
+    /// Sends the outcomes finished this turn, as few RESULTs as fit the batch limits.
+    private func sendFinishedOutcomes() {
+        guard !finishedOutcomes.isEmpty else { return }
+        var start = 0
+        while start < finishedOutcomes.count {
+            var end = start, bytes = 0
+            while end < finishedOutcomes.count, end - start < Self.maxRecordsPerMessage,
+                  end == start || bytes + finishedOutcomes[end].byteCount <= Self.maxBatchBytes {
+                bytes += finishedOutcomes[end].byteCount
+                end += 1
+            }
+            send(end - start == 1 ? .result(finishedOutcomes[start]) : .resultBatch(Array(finishedOutcomes[start..<end])))
+            start = end
+        }
+        finishedOutcomes.removeAll(keepingCapacity: true)
+    }
+
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
+        sendFinishedOutcomes()
         send(.disconnect)
         // Give the DISCONNECT a moment to leave: closing with LINGER 0 would discard it.
         try? socket.setOption(.linger, 500)
@@ -164,6 +191,8 @@ final class WorkerDriver: IOLoopDriver {
                 switch try WorkerInstruction.decode(incoming, limits: limits) {
                 case .request(let request):
                     start(request)
+                case .requestBatch(let requests):
+                    for request in requests { start(request) }
                 case .heartbeat:
                     break
                 case .disconnect:
@@ -268,10 +297,10 @@ final class WorkerDriver: IOLoopDriver {
             result = .failure(code: error.code.rawValue, message: message)
         }
         statistics.completed += 1
-        send(.result(WireOutcome(
+        finishedOutcomes.append(WireOutcome(
             requestID: request.requestID, action: request.action, session: request.session,
             worker: configuration.name, closeActionStack: outcome.closeActionStack, result: result
-        )))
+        ))
     }
 
     private func dropIdleSessions() {

@@ -1,0 +1,134 @@
+/// One request or outcome packed into a single frame: its fields back to back, each a 4-byte
+/// big-endian length and that many bytes (the fields ABP/2 sent as separate frames).
+///
+/// A frame costs libzmq an allocation, a pipe write and an encoder step on each side of every
+/// hop, whatever its size; a request used to be six of them and an outcome seven. Packed, a
+/// record is one frame and a message carries as many records as are ready.
+///
+/// The record reads as ``WireFrames``, so the field codec (``FrameReader``) is the same for both.
+public struct PackedRecord: WireFrames {
+    /// The most fields a record holds (an outcome has 7).
+    static let maxFields = 8
+
+    private let bytes: ArraySlice<UInt8>
+    private var bounds: InlineArray<16, Int> = .init(repeating: 0)
+    public private(set) var count = 0
+
+    /// Splits `frame` into its fields.
+    ///
+    /// - Throws: ``WireError`` `truncated` when a length runs past the frame, `extraFrames`
+    ///   when the frame holds more than ``maxFields`` fields.
+    public init(_ frame: ArraySlice<UInt8>, command: WireCommand) throws(WireError) {
+        bytes = frame
+        var offset = frame.startIndex
+        while offset < frame.endIndex {
+            guard count < Self.maxFields else {
+                throw WireError(.extraFrames, "\(command) record has more than \(Self.maxFields) fields")
+            }
+            guard frame.endIndex - offset >= 4 else {
+                throw WireError(.truncated, "\(command) record ends inside a field length")
+            }
+            let length = Int(frame[offset]) << 24 | Int(frame[offset + 1]) << 16 | Int(frame[offset + 2]) << 8 | Int(frame[offset + 3])
+            let start = offset + 4
+            guard length <= frame.endIndex - start else {
+                throw WireError(.truncated, "\(command) record field \(count + 1) says \(length) bytes; \(frame.endIndex - start) remain")
+            }
+            bounds[2 * count] = start
+            bounds[2 * count + 1] = start + length
+            count += 1
+            offset = start + length
+        }
+    }
+
+    public func frame(at index: Int) -> ArraySlice<UInt8> {
+        bytes[bounds[2 * index]..<bounds[2 * index + 1]]
+    }
+
+    /// Reads one record with `read`, which must take every field.
+    static func read<Record>(
+        _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits,
+        _ read: (inout FrameReader<PackedRecord>) throws(WireError) -> Record
+    ) throws(WireError) -> Record {
+        var reader = FrameReader(try PackedRecord(frame, command: command), at: 0, limits: limits, command: command)
+        let record = try read(&reader)
+        try reader.end()
+        return record
+    }
+}
+
+/// Builds one packed record: each field appended is written as its length and its bytes.
+struct PackedRecordWriter: WireFrameWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func append<Bytes: Sequence>(_ field: Bytes) where Bytes.Element == UInt8 {
+        let lengthAt = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        bytes.append(contentsOf: field)
+        storeLength(bytes.count - lengthAt - 4, at: lengthAt)
+    }
+
+    mutating func append(_ text: String) {
+        append(text.utf8)
+    }
+
+    mutating func appendEmpty() {
+        bytes.append(contentsOf: [0, 0, 0, 0])
+    }
+
+    private mutating func storeLength(_ length: Int, at index: Int) {
+        bytes[index] = UInt8(truncatingIfNeeded: length >> 24)
+        bytes[index + 1] = UInt8(truncatingIfNeeded: length >> 16)
+        bytes[index + 2] = UInt8(truncatingIfNeeded: length >> 8)
+        bytes[index + 3] = UInt8(truncatingIfNeeded: length)
+    }
+}
+
+extension WireRequest {
+    /// The request as one packed record frame.
+    public var packed: [UInt8] {
+        var writer = PackedRecordWriter(capacity: 24 + requestID.utf8.count + action.utf8.count + session.utf8.count + 4
+                                        + contentType.utf8.count + input.count + 8)
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Decodes a packed request record.
+    public static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireRequest {
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireRequest(reading: &reader) }
+    }
+}
+
+extension WireOutcome {
+    /// The outcome as one packed record frame.
+    public var packed: [UInt8] {
+        var writer = PackedRecordWriter(capacity: 30 + byteCount)
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Decodes a packed outcome record.
+    public static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireOutcome {
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireOutcome(reading: &reader) }
+    }
+}
+
+extension FrameReader {
+    /// The remaining frames, each one packed record: at least one, at most the limit.
+    mutating func records<Record>(
+        _ unpack: (ArraySlice<UInt8>, WireCommand, WireLimits) throws(WireError) -> Record
+    ) throws(WireError) -> [Record] {
+        guard remaining >= 1 else { throw WireError(.truncated, "\(command) carries no record") }
+        guard remaining <= limits.maxRecordsPerMessage else {
+            throw WireError(.oversize, "\(command) carries \(remaining) records, limit \(limits.maxRecordsPerMessage)")
+        }
+        var records: [Record] = []
+        records.reserveCapacity(remaining)
+        while remaining > 0 {
+            let frame = try next("record")
+            records.append(try unpack(frame, command, limits))
+        }
+        return records
+    }
+}

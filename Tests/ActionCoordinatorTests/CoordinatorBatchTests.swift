@@ -1,0 +1,89 @@
+import ActionCoordinator
+import ActionWire
+import Testing
+
+/// Several requests or outcomes to one message (ABP/3): the core takes them in order, and
+/// what the driver could not send comes back to it.
+@Suite("Coordinator core: batches")
+struct CoordinatorBatchTests {
+    let w1 = WorkerID([0xA1])
+    let w2 = WorkerID([0xB2])
+
+    @Test func aBatchOfRequestsIsAcceptedAndSentInOrder() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        let requests = (1...3).map { h.request("b\($0)", session: "s") }
+        h.send(.performBatch(requests))
+        #expect(h.acceptedIDs == ["b1", "b2", "b3"])
+        #expect(h.requestIDs(to: w1) == ["b1", "b2", "b3"])
+        #expect(h.core.statistics.accepted == 3)
+    }
+
+    @Test func aBatchOfResultsReturnsEveryCreditAndAnswersEveryClient() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 2)
+        for n in 1...4 { h.perform("r\(n)") }
+        let sent = h.requests(to: w1)
+        #expect(sent.map(\.requestID) == ["r1", "r2"])
+        let outcomes = sent.map {
+            WireOutcome(requestID: $0.requestID, action: $0.action, session: "", worker: "w1", closeActionStack: false,
+                        result: .success(contentType: WireRequest.json, output: Array("{}".utf8)))
+        }
+        h.worker(w1, sends: .resultBatch(outcomes))
+        #expect(h.outcome("r1")?.isSuccess == true)
+        #expect(h.outcome("r2")?.isSuccess == true)
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4"])
+        #expect(h.core.statistics.running == 2)
+    }
+
+    @Test func requestsWhoseMessageCouldNotLeaveGoElsewhereInOrderAndUncounted() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 5)
+        h.perform("r1")
+        h.perform("r2")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2"])
+        // The driver's message to w1 found the connection gone.
+        h.core.undelivered(["r1", "r2"], to: w1, now: h.at(.zero))
+        #expect(h.core.statistics.queued == 2)
+        #expect(h.core.statistics.running == 0)
+        h.ready(w2, credits: 5)
+        #expect(h.requestIDs(to: w2) == ["r1", "r2"])
+        #expect(h.core.statistics.redelivered == 0)
+        // w1 is out of the pool until it is heard from: nothing more goes to it.
+        h.perform("r3")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2"])
+        #expect(h.requestIDs(to: w2) == ["r1", "r2", "r3"])
+    }
+
+    @Test func aSessionWhoseMessageCouldNotLeaveWaitsForItsHostAndKeepsItsOrder() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 5)
+        h.ready(w2, credits: 5)
+        h.perform("s1", session: "s")
+        h.perform("s2", session: "s")
+        let host = h.requestIDs(to: w1).isEmpty ? w2 : w1
+        let other = host == w1 ? w2 : w1
+        h.core.undelivered(["s1", "s2"], to: host, now: h.at(.zero))
+        // The host may be reconnecting under its routing id: the session waits for it...
+        #expect(h.requests(to: other).isEmpty)
+        #expect(h.core.statistics.queued == 2)
+        // ...and when it is heard from again, gets both, in order.
+        h.worker(host, sends: .heartbeat)
+        #expect(h.requestIDs(to: host) == ["s1", "s2", "s1", "s2"])
+        #expect(h.core.statistics.redelivered == 0)
+    }
+
+    @Test func requestsNotYetSentToAWorkerThatLeavesAreWithdrawn() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 5)
+        h.perform("r1")
+        h.worker(w1, sends: .disconnect)
+        #expect(h.outbox.withdrawn == [w1])
+        #expect(h.core.statistics.queued == 1)
+        // A late report of the failed message changes nothing: r1 is queued, not on w1.
+        h.core.undelivered(["r1"], to: w1, now: h.at(.zero))
+        #expect(h.core.statistics.queued == 1)
+        h.ready(w2, credits: 5)
+        #expect(h.requestIDs(to: w2) == ["r1"])
+    }
+}
