@@ -125,7 +125,9 @@ final class BusFixture: @unchecked Sendable {
         let journal = extra.contains("--no-journal") || extra.contains("--data-dir") ? [] : ["--data-dir", dataDirectory]
         let coordinator = try start(name, ["coordinator", "--clients", clients, "--workers", workers, "--outcomes", outcomes] + journal + extra,
                                     shellPrefix: shellPrefix)
-        try expect(waitUntil { coordinator.stderr.contains("coordinator listening") }, "coordinator did not start: \(coordinator.stderr)")
+        // A coordinator that exits (a port taken meanwhile, say) is told at once, not after the wait.
+        _ = waitUntil { coordinator.stderr.contains("coordinator listening") || !coordinator.process.isRunning }
+        try expect(coordinator.stderr.contains("coordinator listening"), "coordinator did not start: \(coordinator.stderr)")
         return coordinator
     }
 

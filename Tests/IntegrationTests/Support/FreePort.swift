@@ -4,15 +4,28 @@ import Foundation
 import Glibc
 #endif
 
-/// A TCP port on 127.0.0.1 that nothing listens on now (the kernel picks it), so parallel test
-/// runs never collide.
+/// A TCP port on 127.0.0.1 that nothing uses now, so parallel test runs never collide.
+///
+/// Drawn below Linux's ephemeral range (32768-60999): a port the kernel picks for a bind to 0
+/// comes from that range, where the outgoing connections of other tests (the garbage soak
+/// makes thousands) take their local ports too, and one of them may take it before the
+/// coordinator binds it.
 func freeLoopbackPort() throws -> Int {
+    for _ in 0..<200 {
+        let candidate = Int.random(in: 20_000..<32_000)
+        if (try? bindLoopback(port: candidate)) != nil { return candidate }
+    }
+    return try bindLoopback(port: 0)
+}
+
+/// Binds a TCP socket to `port` on 127.0.0.1 (0: the kernel picks), closes it, and returns the port.
+private func bindLoopback(port: Int) throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = UInt16(port).bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
