@@ -10,9 +10,14 @@ public enum EchoFeature: Feature {
     /// `Echo.say {"text"}` → `{"text"}`, completed synchronously.
     public static let say = action(SayAction.self)
 
-    /// Declares `say`.
+    /// `Echo.sayDirect {"text"}` → `{"text"}`: `say` on the direct executor, so it runs on the
+    /// caller's thread (on a worker, its I/O thread, with no hop to a queue and back).
+    public static let sayDirect = action(SayDirectAction.self)
+
+    /// Declares `say` and `sayDirect`.
     public static func prepare(actions: inout FeatureActions) {
         actions.declare(say)
+        actions.declare(sayDirect)
     }
 }
 
@@ -39,6 +44,26 @@ public enum SayAction: Action {
 
     /// Completes synchronously with the input.
     public static func perform(context: ActionContext<Message>, completion: Completion) -> Completion.Status {
+        completion.completedSync(.success(context.input))
+    }
+}
+
+/// Returns its input text on the caller's thread: an action that touches no state and never
+/// waits needs no queue, and on a worker it then costs no thread hop (Flint's direct executor).
+public enum SayDirectAction: Action {
+    /// `{"text"}`.
+    public typealias Input = SayAction.Message
+    /// `{"text"}`, the same text.
+    public typealias Output = SayAction.Message
+
+    /// "Repeats the text, on the caller's thread".
+    public static let description = "Repeats the text, on the caller's thread"
+
+    /// The direct executor: no queue.
+    public static let executor = ActionExecutorSelection.executor(DirectExecutor())
+
+    /// Completes synchronously with the input.
+    public static func perform(context: ActionContext<SayAction.Message>, completion: Completion) -> Completion.Status {
         completion.completedSync(.success(context.input))
     }
 }

@@ -45,6 +45,8 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     private let wake: WakeSignal
     private let state = Locked(State())
     private let loopThread = Locked<pthread_t?>(nil)
+    /// The driver and runtime while the loop runs; read and written on the loop thread only.
+    nonisolated(unsafe) private var running: (driver: Driver, runtime: IOLoopRuntime)?
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts the loop's thread and makes the driver on it.
@@ -111,6 +113,20 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
         return accepted
     }
 
+    /// Runs `job` at once when called on the loop thread (the driver's own code delivering to
+    /// itself, such as an outcome that completed synchronously while the driver started the
+    /// work), and queues it like ``execute(_:)`` from any other thread: no wake-up is spent on
+    /// work that is already where it must run. The job then runs inside the driver's current
+    /// call, so the driver must be in a state to take it there.
+    @discardableResult
+    public func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
+        if isCurrentThread, let (driver, runtime) = running {
+            job(driver, runtime)
+            return true
+        }
+        return execute(job)
+    }
+
     /// Whether the caller runs on this loop's thread.
     public var isCurrentThread: Bool {
         loopThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
@@ -142,6 +158,8 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     }
 
     private func run(_ driver: Driver, _ runtime: IOLoopRuntime) {
+        running = (driver, runtime)
+        defer { running = nil }
         var batch: [Job] = []
         while true {
             let woken: Bool

@@ -10,7 +10,7 @@ struct ExampleFeaturesTests {
     @Test("The catalog lists every example action under its full name")
     func catalog() {
         #expect(ExampleApp.catalog.actionNames == [
-            "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+            "Echo.say", "Echo.sayDirect", "Clock.sleep", "Math.fibonacci", "Sequence.next",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
             "Fault.flaky", "Fault.oversize",
         ])
@@ -32,6 +32,17 @@ struct ExampleFeaturesTests {
             order.record("returned")
         }
         #expect(order.values == ["completed", "returned"])
+    }
+
+    @Test("Echo.sayDirect runs on the caller's thread: its completion arrives before perform returns, from any thread")
+    func echoDirect() {
+        let order = Recorder<String>()
+        let caller = pthread_self()
+        session.perform(EchoFeature.sayDirect, input: .init(text: "x")) { outcome in
+            order.record(pthread_equal(pthread_self(), caller) != 0 && outcome.output?.text == "x" ? "completed here" : "completed elsewhere")
+        }
+        order.record("returned")
+        #expect(order.values == ["completed here", "returned"])
     }
 
     @Test("Clock.sleep completes after ms, asynchronously")

@@ -12,7 +12,7 @@ import ZeroMQ
 @Suite("Worker", .serialized)
 struct WorkerTests {
     static let exampleActions: Set<String> = [
-        "Echo.say", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+        "Echo.say", "Echo.sayDirect", "Clock.sleep", "Math.fibonacci", "Sequence.next",
         "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize",
     ]
 
@@ -35,6 +35,21 @@ struct WorkerTests {
     }
 
     // MARK: Results
+
+    @Test func aBatchOfDirectActionsRunsOnTheLoopAndAnswersInOrder() async throws {
+        try await withWorker { coordinator, worker in
+            let requests = (1...50).map { n in
+                WireRequest(requestID: "d\(n)", action: "Echo.sayDirect", timeoutMilliseconds: 5_000, input: Array(#"{"text":"\#(n)"}"#.utf8))
+            }
+            try coordinator.send(.requestBatch(requests))
+            var outcomes: [WireOutcome] = []
+            for _ in requests { outcomes.append(try coordinator.nextResult()) }
+            // Run where they arrive, one after another: their outcomes keep the batch's order.
+            #expect(outcomes.map(\.requestID) == requests.map(\.requestID))
+            #expect(outcomes.map(\.result) == requests.map { .success(contentType: WireRequest.json, output: $0.input) })
+            #expect(await worker.statistics().completed == 50)
+        }
+    }
 
     @Test func echoReturnsItsInputAsJSONWithTheWorkersName() async throws {
         try await withWorker { coordinator, worker in

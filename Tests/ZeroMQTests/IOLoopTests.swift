@@ -59,6 +59,27 @@ struct IOLoopTests {
         loop.stop()
     }
 
+    @Test func workHandedToTheLoopFromItsOwnThreadRunsAtOnceAndFromElsewhereIsQueued() throws {
+        let context = try ZMQContext()
+        let log = RecordingDriver.Log()
+        let loop = try IOLoop(name: "test-io", context: context) { runtime in
+            try RecordingDriver(runtime: runtime, endpoint: "inproc://loop-\(UUID().uuidString)", log: log)
+        }
+        loop.execute { _, _ in
+            log.append("outer begins")
+            // On the loop thread: inside this job, before it ends.
+            loop.executeHereOrQueue { _, _ in log.append(loop.isCurrentThread ? "inner on the loop" : "inner elsewhere") }
+            log.append("outer ends")
+        }
+        // From another thread: queued, and still run on the loop thread.
+        loop.executeHereOrQueue { _, _ in log.append(loop.isCurrentThread ? "queued on the loop" : "queued elsewhere") }
+        #expect(waitUntil { log.snapshot.count == 4 })
+        #expect(log.snapshot == ["outer begins", "inner on the loop", "outer ends", "queued on the loop"])
+        loop.stop()
+        // Stopped: nothing runs, and the caller is told.
+        #expect(!loop.executeHereOrQueue { _, _ in log.append("after stop") })
+    }
+
     @Test func registeredSocketsAreServedAndClosedOnStop() throws {
         let context = try ZMQContext()
         let log = RecordingDriver.Log()

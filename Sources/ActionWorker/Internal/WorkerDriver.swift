@@ -264,12 +264,14 @@ final class WorkerDriver: IOLoopDriver {
             return
         }
         let loop = self.loop
+        let session = sessions[sessionName]!.session
         // The action runs on its own executor; its outcome comes back to this loop once, from
-        // whichever thread ended the perform (no completion queue in between).
-        sessions[sessionName]!.session.performForwarding(
+        // whichever thread ended the perform (no completion queue in between). An action on the
+        // direct executor runs right here, on this thread, and its outcome is taken at once.
+        session.performForwarding(
             named: request.action, jsonInput: request.input, deadline: deadline, cancellation: cancellation
         ) { outcome in
-            loop.execute { driver, _ in driver.finish(request, outcome) }
+            loop.executeHereOrQueue { driver, _ in driver.finish(request, outcome) }
         }
     }
 
