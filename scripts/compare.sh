@@ -163,6 +163,11 @@ start_workers; wait_workers
 bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
 add "| $window in flight, journal off | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
 
+# The same echo declared on the direct executor: it runs on the worker's I/O thread, as the
+# relay's echo does, with no hop to the session's queue and back.
+bus_line=$(bus_run "$requests" "$window" --action Echo.sayDirect); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
+add "| $window in flight, journal off, Echo.sayDirect | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+
 # Ten subscribers reading every outcome, on the same bus.
 subscriber_pids=()
 for _ in $(seq 1 10); do
@@ -181,14 +186,16 @@ mdp_t=$(json_field "$mdp_line" throughput)
 add "| $window in flight, Majordomo client | $relay_t/s | $mdp_t/s | $(ratio "$mdp_t" "$relay_t") | $relay_cpu_main | coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$requests") µs |"
 
 # One in flight, interleaved with the relay, medians of the rounds.
-relay_p50s=(); bus_p50s=()
+relay_p50s=(); bus_p50s=(); direct_p50s=()
 for _ in $(seq 1 "$rounds"); do
     relay_p50s+=("$(json_field "$(relay_run "$single" 1)" p50Us)")
     bus_p50s+=("$(json_field "$(bus_run "$single" 1)" p50Us)")
+    direct_p50s+=("$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us)")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
-relay_p50=$(median "${relay_p50s[@]}"); bus_p50=$(median "${bus_p50s[@]}")
+relay_p50=$(median "${relay_p50s[@]}"); bus_p50=$(median "${bus_p50s[@]}"); direct_p50=$(median "${direct_p50s[@]}")
 add "| 1 in flight, p50 latency | ${relay_p50} µs | ${bus_p50} µs | $(ratio "$bus_p50" "$relay_p50") × the relay's | | |"
+add "| 1 in flight, p50 latency, Echo.sayDirect | ${relay_p50} µs | ${direct_p50} µs | $(ratio "$direct_p50" "$relay_p50") × the relay's | | |"
 stop_bus
 
 start_coordinator --data-dir "$work/data"

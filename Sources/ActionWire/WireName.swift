@@ -19,12 +19,31 @@ public enum WireName {
         guard allowEmpty || !bytes.isEmpty else {
             throw WireError(.invalidField, "\(field()) is empty")
         }
-        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+        // One pass over contiguous bytes finds control characters and whether the name is all
+        // ASCII (nearly always): ASCII is valid UTF-8 as it stands and is copied, not validated.
+        let scan = bytes.withContiguousStorageIfAvailable(scan) ?? scan(Array(bytes))
+        guard !scan.hasControlCharacter else {
             throw WireError(.invalidField, "\(field()) contains a control character")
+        }
+        if scan.isASCII {
+            return bytes.withContiguousStorageIfAvailable { String(decoding: $0, as: UTF8.self) } ?? String(decoding: bytes, as: UTF8.self)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw WireError(.invalidUTF8, "\(field()) is not valid UTF-8")
         }
         return text
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (hasControlCharacter: Bool, isASCII: Bool) {
+        var isASCII = true
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x7F { return (true, false) }
+            if byte >= 0x80 { isASCII = false }
+        }
+        return (false, isASCII)
+    }
+
+    private static func scan(_ bytes: [UInt8]) -> (hasControlCharacter: Bool, isASCII: Bool) {
+        bytes.withUnsafeBufferPointer(scan)
     }
 }
