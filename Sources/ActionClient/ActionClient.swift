@@ -75,12 +75,12 @@ public final class ActionClient: Sendable {
             timeoutMilliseconds: WireRequest.timeoutMilliseconds(timeout),
             input: input
         )
-        let call = PendingCall(
-            request: request, timeout: timeout, deadline: .now + timeout + configuration.answerGrace, deliver: completion
-        )
+        let deadline = ContinuousClock.now + timeout + configuration.answerGrace
         // From a completion (on the I/O thread) the call is taken at once, without waking the
         // loop: a caller that starts its next request as each ends costs no extra turn.
-        if !loop.executeHereOrQueue({ driver, _ in driver.perform(call) }) {
+        if !loop.executeHereOrQueue({ driver, _ in
+            driver.perform(PendingCall(request: request, timeout: timeout, deadline: deadline, deliver: completion))
+        }) {
             completion(.failure(.closed))
         }
     }

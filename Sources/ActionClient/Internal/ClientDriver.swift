@@ -27,7 +27,7 @@ final class ClientDriver: IOLoopDriver {
     private let connectionEvents: Socket
     private var pending: [String: PendingCall] = [:]
     /// Requests waiting for room in the window (ids of requests answered meanwhile are skipped).
-    private var unsent: Deque<String> = []
+    private var unsent: Deque<PendingCall> = []
     private var outstanding = 0
     private var nextOrder: UInt64 = 0
     private var timers = Heap<ClientTimer>()
@@ -69,7 +69,10 @@ final class ClientDriver: IOLoopDriver {
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         flushAcknowledgements()
-        for call in pending.values { call.deliver(.failure(.closed)) }
+        for call in pending.values {
+            call.isSettled = true
+            call.deliver(.failure(.closed))
+        }
         pending.removeAll()
         for deliver in queries.values { deliver(.failure(.closed)) }
         queries.removeAll()
@@ -102,19 +105,15 @@ final class ClientDriver: IOLoopDriver {
                 send(.ping)
             }
         }
-        var call = call
         nextOrder += 1
         call.order = nextOrder
         pending[requestID] = call
         // One timer per call at a time: the last chance, which then sets the deadline.
         let lastChance = call.deadline - configuration.answerGrace / 6
-        timers.insert(ClientTimer(
-            at: min(lastChance, call.deadline), requestID: requestID, order: call.order,
-            kind: lastChance > now ? .lastChance : .deadline
-        ))
+        timers.insert(ClientTimer(at: min(lastChance, call.deadline), call: call, kind: lastChance > now ? .lastChance : .deadline))
         compactTimers()
         // Sent at the end of this turn of the loop, with every other call submitted meanwhile.
-        unsent.append(requestID)
+        unsent.append(call)
     }
 
     func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {
@@ -143,24 +142,25 @@ final class ClientDriver: IOLoopDriver {
     private func fillWindow(now: ContinuousClock.Instant) {
         guard !coordinatorSilent else { return }
         while outstanding < configuration.maxOutstanding, !unsent.isEmpty {
-            var batch: [WireRequest] = []
+            var batch: [PendingCall] = []
             var bytes = 0
-            var taken = 0  // entries of `unsent` the batch covers, answered ones included
-            for requestID in unsent {
+            var taken = 0  // entries of `unsent` the batch covers, settled ones included
+            for call in unsent {
                 guard outstanding + batch.count < configuration.maxOutstanding, batch.count < Self.maxRecordsPerMessage else { break }
                 taken += 1
-                guard let call = pending[requestID], !call.isOutstanding else { continue }
+                guard !call.isSettled, !call.isOutstanding else { continue }
                 if !batch.isEmpty && bytes + call.request.input.count > Self.maxBatchBytes {
                     taken -= 1
                     break
                 }
-                batch.append(request(call, sentAt: now))
+                batch.append(call)
                 bytes += call.request.input.count
             }
             if !batch.isEmpty {
+                let requests = batch.map { request($0, sentAt: now) }
                 // Full: the sweep tries again.
-                guard send(batch.count == 1 ? .perform(batch[0]) : .performBatch(batch)) else { return }
-                for request in batch { pending[request.requestID]?.isOutstanding = true }
+                guard send(requests.count == 1 ? .perform(requests[0]) : .performBatch(requests)) else { return }
+                for call in batch { call.isOutstanding = true }
                 outstanding += batch.count
             }
             unsent.removeFirst(taken)
@@ -195,15 +195,15 @@ final class ClientDriver: IOLoopDriver {
         if !pending.isEmpty { watchCoordinator(now: now) }
         while let timer = timers.min, timer.at <= now {
             timers.removeMin()
-            guard let call = pending[timer.requestID], call.order == timer.order else { continue }
+            let call = timer.call
+            guard !call.isSettled else { continue }
             switch timer.kind {
             case .deadline:
-                pending[timer.requestID] = nil
-                if call.isOutstanding { outstanding -= 1 }
-                call.deliver(.failure(.timedOut(timer.requestID, after: call.timeout)))
+                settle(call.request.requestID)
+                call.deliver(.failure(.timedOut(call.request.requestID, after: call.timeout)))
             case .lastChance:
                 lastChance(call, now: now)
-                timers.insert(ClientTimer(at: call.deadline, requestID: timer.requestID, order: call.order, kind: .deadline))
+                timers.insert(ClientTimer(at: call.deadline, call: call, kind: .deadline))
             }
         }
         flushAcknowledgements()
@@ -215,14 +215,14 @@ final class ClientDriver: IOLoopDriver {
     /// pending, not throughput × timeout.
     private func compactTimers() {
         guard timers.count > 2 * pending.count + 1024 else { return }
-        timers = Heap(timers.unordered.filter { pending[$0.requestID]?.order == $0.order })
+        timers = Heap(timers.unordered.filter { !$0.call.isSettled })
     }
 
     /// Past the request's deadline and the coordinator's grace its answer should be here; ask
     /// once more in case the reply was lost (the coordinator answers from its record).
     private func lastChance(_ call: PendingCall, now: ContinuousClock.Instant) {
         guard call.isOutstanding, !call.polled, !coordinatorSilent else { return }
-        pending[call.request.requestID]?.polled = true
+        call.polled = true
         send(.perform(request(call, sentAt: now)))
     }
 
@@ -257,8 +257,8 @@ final class ClientDriver: IOLoopDriver {
     /// Puts every sent, unanswered request back at the head of the queue, in submission order;
     /// returns how many.
     private func takeBackOutstanding() -> Int {
-        let taken = pending.values.filter(\.isOutstanding).sorted { $0.order < $1.order }.map(\.request.requestID)
-        for requestID in taken { pending[requestID]?.isOutstanding = false }
+        let taken = pending.values.filter(\.isOutstanding).sorted { $0.order < $1.order }
+        for call in taken { call.isOutstanding = false }
         outstanding = 0
         unsent.insert(contentsOf: taken, at: 0)
         return taken.count
@@ -312,8 +312,7 @@ final class ClientDriver: IOLoopDriver {
                 noticeInstance(instance)
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
-                if let call = pending.removeValue(forKey: requestID) {
-                    if call.isOutstanding { outstanding -= 1 }
+                if let call = settle(requestID) {
                     call.deliver(.failure(ActionBusError(code: code, message: message)))
                 }
             }
@@ -331,10 +330,17 @@ final class ClientDriver: IOLoopDriver {
 
     private func received(_ outcome: WireOutcome) {
         acknowledgements.append(outcome.requestID)
-        if let call = pending.removeValue(forKey: outcome.requestID) {
-            if call.isOutstanding { outstanding -= 1 }
-            call.deliver(.success(outcome))
-        }
+        settle(outcome.requestID)?.deliver(.success(outcome))
+    }
+
+    /// Takes the call for `requestID` out of the table (answered, failed or timed out) and
+    /// frees its place in the window.
+    @discardableResult
+    private func settle(_ requestID: String) -> PendingCall? {
+        guard let call = pending.removeValue(forKey: requestID) else { return nil }
+        call.isSettled = true
+        if call.isOutstanding { outstanding -= 1 }
+        return call
     }
 
     // MARK: Subscriptions

@@ -1,4 +1,4 @@
-/// A moment the client's I/O loop must act on for one request; kept in a heap, earliest first.
+/// A moment the client's I/O loop must act on for one call; kept in a heap, earliest first.
 struct ClientTimer: Comparable {
     enum Kind {
         /// The caller stops waiting: the request fails `timedOut`.
@@ -8,12 +8,11 @@ struct ClientTimer: Comparable {
     }
 
     let at: ContinuousClock.Instant
-    let requestID: String
-    /// The call's submission order: a timer left over from an earlier call that reused the id
-    /// (an idempotency key) does not act on the new one.
-    let order: UInt64
+    /// The call it acts on; once the call is settled the timer does nothing (an idempotency
+    /// key reused by a later call is another call).
+    let call: PendingCall
     let kind: Kind
 
     static func < (lhs: ClientTimer, rhs: ClientTimer) -> Bool { lhs.at < rhs.at }
-    static func == (lhs: ClientTimer, rhs: ClientTimer) -> Bool { lhs.at == rhs.at && lhs.requestID == rhs.requestID }
+    static func == (lhs: ClientTimer, rhs: ClientTimer) -> Bool { lhs.at == rhs.at && lhs.call === rhs.call }
 }

@@ -1,7 +1,10 @@
 import ActionWire
 
 /// A perform waiting for its outcome, owned by the client's I/O loop.
-struct PendingCall {
+///
+/// A class: the pending table, the queue of unsent calls and the timers share one object
+/// instead of copying the request around, and a timer knows its call is over without a lookup.
+final class PendingCall {
     let request: WireRequest
     let timeout: Duration
     let deadline: ContinuousClock.Instant
@@ -12,5 +15,15 @@ struct PendingCall {
     var isOutstanding = false
     /// Whether the last-chance resend went out (see `ClientDriver.lastChance`).
     var polled = false
+    /// Answered, failed or timed out: out of the pending table, its timers and queue entry void.
+    var isSettled = false
     let deliver: @Sendable (Result<WireOutcome, ActionBusError>) -> Void
+
+    init(request: WireRequest, timeout: Duration, deadline: ContinuousClock.Instant,
+         deliver: @escaping @Sendable (Result<WireOutcome, ActionBusError>) -> Void) {
+        self.request = request
+        self.timeout = timeout
+        self.deadline = deadline
+        self.deliver = deliver
+    }
 }
