@@ -365,8 +365,41 @@ public final class CoordinatorCore {
         }
     }
 
-    private func register(_ id: WorkerID, _ registration: WorkerRegistration, now: ContinuousClock.Instant) {
+    /// RFC 7's heartbeat: an MDP/0.1 worker heartbeats every 2.5 s and is dead after 3 missed.
+    public static let majordomoWorkerExpiry: Duration = .milliseconds(7_500)
+
+    /// An MDP/0.1 (RFC 7) worker's READY: it serves one action, takes one request at a time
+    /// (the protocol has no credits) and is judged by RFC 7's heartbeat, or the coordinator's
+    /// when that is longer.
+    public func registerMajordomoWorker(_ id: WorkerID, service: String, name: String, now: ContinuousClock.Instant) {
+        let expiry = max(Self.majordomoWorkerExpiry, configuration.heartbeatInterval * configuration.heartbeatLiveness)
+        register(id, WorkerRegistration(name: name, credits: 1, actions: [service]), expiry: expiry, now: now)
+    }
+
+    /// An MDP/0.1 worker's REPLY to the request it was sent as `requestID` (its "client
+    /// address"): the one body frame is the output, JSON when it parses as JSON; more than one
+    /// frame fails `invalidOutput`, since an outcome has one output.
+    public func receivedMajordomoReply(requestID: String, body: [[UInt8]], from id: WorkerID, now: ContinuousClock.Instant) {
+        let request = requests[requestID]?.request
+        let result: WireOutcome.Result
+        if body.count <= 1 {
+            let output = body.first ?? []
+            let isJSON = (try? JSONSerialization.jsonObject(with: Data(output), options: [.fragmentsAllowed])) != nil
+            result = .success(contentType: isJSON ? WireRequest.json : "application/octet-stream", output: output)
+        } else {
+            result = .failure(code: ActionError.Code.invalidOutput.rawValue,
+                              message: "the MDP/0.1 worker replied with \(body.count) body frames; an outcome has one output")
+        }
+        // A reply for a request no longer here (answered meanwhile) still returns the credit.
+        received(.result(WireOutcome(
+            requestID: requestID, action: request?.action ?? "", session: request?.session ?? "",
+            worker: workers[id]?.name ?? "", closeActionStack: false, result: result
+        )), from: id, now: now)
+    }
+
+    private func register(_ id: WorkerID, _ registration: WorkerRegistration, expiry: Duration? = nil, now: ContinuousClock.Instant) {
         var record = WorkerRecord(id: id, registration: registration, now: now)
+        record.expiry = expiry
         if let existing = workers[id] {
             // The same worker registering again (it answered DISCONNECTs, it reconnected under
             // its stable routing id, or its actions changed) is the same process: what it runs
@@ -470,7 +503,7 @@ public final class CoordinatorCore {
     public func tick(now: ContinuousClock.Instant) {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
         for (id, worker) in workers {
-            if now - worker.lastHeard > expiry {
+            if now - worker.lastHeard > worker.expiry ?? expiry {
                 counters.workersExpired += 1
                 logger.warning("worker lost", metadata: [
                     "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)", "worker.reason": "heartbeats stopped",

@@ -32,6 +32,12 @@ public func fuzzWireCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? StreamMessage.decode(frames, limits: limits)
     if frames.count > 1 {
         _ = try? MajordomoRequest.decode(frames, at: 1, limits: limits)
+        _ = MajordomoRequest.refusal(frames, at: 1, body: [])
+        _ = try? MajordomoWorkerMessage.decode(frames, at: 1, limits: limits)
+    }
+    if frames.count > 0 {
+        _ = try? WireRequest.unpack(frames.frame(at: 0), command: .perform, limits: limits)
+        _ = try? WireOutcome.unpack(frames.frame(at: 0), command: .outcome, limits: limits)
     }
     return 0
 }

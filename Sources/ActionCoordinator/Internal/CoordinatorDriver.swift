@@ -59,6 +59,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var requestBatches: [WorkerID: [WireRequest]] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.
     private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
+    /// Workers that speak MDP/0.1 (RFC 7) rather than ABP, by their last message.
+    private var majordomoWorkers: Set<WorkerID> = []
     /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
     private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: [WireOutcome])] = [:]
     /// The most records one message carries, and about the most bytes.
@@ -339,7 +341,17 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         do {
             request = try MajordomoRequest.decode(incoming, at: 1, limits: limits)
         } catch {
+            // Counted, and answered in the framing its signature asks for (with the service frame
+            // it sent), so whoever sent it sees why: a version not spoken here, a command that is
+            // not REQUEST, a service that is not a name.
             core.recordMalformed(fromWorker: false)
+            let code = error.code == .unsupportedVersion ? BusErrorCode.unsupportedVersion : BusErrorCode.malformedRequest
+            if let refusal = MajordomoRequest.refusal(incoming, at: 1, body: OutcomeJSON.encodeError(code: code, message: error.message)) {
+                outgoing.removeAll()
+                outgoing.append(routingID)
+                for frame in refusal.frames { outgoing.append(frame) }
+                try? clients.send(outgoing, options: .dontWait)
+            }
             return
         }
         majordomoSequence += 1
@@ -369,6 +381,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 continue
             }
             let id = WorkerID(workerRoutingIDs.intern(incoming[0]))
+            if MajordomoWorkerMessage.matches(incoming, at: 1) {
+                handleMajordomoWorker(id)
+                continue
+            }
+            majordomoWorkers.remove(id)
             do {
                 let message = try WorkerMessage.decode(incoming, at: 1, limits: limits)
                 core.received(message, from: id, now: .now)
@@ -376,6 +393,40 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 core.recordMalformed(fromWorker: true)
                 logger.debug("malformed worker message", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
             }
+        }
+    }
+
+    /// An MDP/0.1 (RFC 7) worker: from here on, what goes to it is framed as RFC 7 says.
+    private func handleMajordomoWorker(_ id: WorkerID) {
+        let message: MajordomoWorkerMessage
+        do {
+            message = try MajordomoWorkerMessage.decode(incoming, at: 1, limits: limits)
+        } catch {
+            core.recordMalformed(fromWorker: true)
+            logger.warning("Majordomo worker message refused", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
+            // RFC 7: the broker answers what it cannot take with DISCONNECT, and the worker
+            // registers again. Another MDPW version cannot be answered in its own terms.
+            if error.code != .unsupportedVersion {
+                majordomoWorkers.insert(id)
+                _ = transmit(.disconnect, to: id)
+            }
+            return
+        }
+        majordomoWorkers.insert(id)
+        let now = ContinuousClock.now
+        switch message {
+        case .ready(let service):
+            if !service.contains(".") {
+                logger.warning("an MDP/0.1 worker serves a service that is not an action name (Feature.action); no request will reach it",
+                               metadata: ["worker.id": "\(id)", "worker.service": "\(service)"])
+            }
+            core.registerMajordomoWorker(id, service: service, name: "mdp01-\(id)", now: now)
+        case .reply(let clientAddress, let body):
+            core.receivedMajordomoReply(requestID: String(decoding: clientAddress, as: UTF8.self), body: body, from: id, now: now)
+        case .heartbeat:
+            core.received(.heartbeat, from: id, now: now)
+        case .disconnect:
+            core.received(.disconnect, from: id, now: now)
         }
     }
 
@@ -509,6 +560,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     func withdrawRequests(to worker: WorkerID) {
         requestBatches[worker] = nil
+        majordomoWorkers.remove(worker)
     }
 
     /// Sends every worker the requests chosen for it; requests that cannot leave go back to the
@@ -543,6 +595,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func transmit(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
+        if majordomoWorkers.contains(worker) { return transmitMajordomo(instruction, to: worker) }
         outgoing.removeAll()
         outgoing.append(worker.routingID)
         instruction.encode(into: &outgoing)
@@ -553,6 +606,34 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             logger.debug("worker unreachable", metadata: ["worker.id": "\(worker)", "zmq.error": "\(error)"])
             return false
         }
+    }
+
+    /// An instruction in RFC 7's terms: REQUEST with the request id as the client address (the
+    /// worker echoes it in its REPLY), HEARTBEAT, DISCONNECT. RFC 7 has no WELCOME or CANCEL:
+    /// the worker keeps RFC 7's heartbeat, and a cancelled request's reply is discarded.
+    private func transmitMajordomo(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
+        let requests: [WireRequest]
+        switch instruction {
+        case .request(let request): requests = [request]
+        case .requestBatch(let batch): requests = batch
+        case .welcome, .cancel: return true
+        case .heartbeat, .disconnect:
+            outgoing.removeAll()
+            outgoing.append(worker.routingID)
+            if instruction == .heartbeat {
+                MajordomoWorkerMessage.encodeHeartbeat(into: &outgoing)
+            } else {
+                MajordomoWorkerMessage.encodeDisconnect(into: &outgoing)
+            }
+            return (try? workers.send(outgoing, options: .dontWait)) != nil
+        }
+        for request in requests {
+            outgoing.removeAll()
+            outgoing.append(worker.routingID)
+            MajordomoWorkerMessage.encodeRequest(clientAddress: request.requestID, body: request.input, into: &outgoing)
+            guard (try? workers.send(outgoing, options: .dontWait)) != nil else { return false }
+        }
+        return true
     }
 
     func publish(_ message: StreamMessage) {

@@ -17,6 +17,9 @@ struct WorkerRecord {
     /// A send to it failed (its connection is gone, perhaps being replaced under the same
     /// routing id): it gets nothing until it is heard from again, or expires.
     var isUnreachable = false
+    /// How long it may be silent before it counts as dead, when not the coordinator's own
+    /// (an MDP/0.1 worker keeps RFC 7's heartbeat: 3 × 2.5 s).
+    var expiry: Duration?
 
     var freeCredits: Int { isDraining || isUnreachable ? 0 : credits - inFlight.count }
 
