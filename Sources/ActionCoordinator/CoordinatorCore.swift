@@ -812,12 +812,14 @@ public final class CoordinatorCore {
             let load = clientLoad[owner, default: 1] - 1
             clientLoad[owner] = load > 0 ? load : nil
         }
-        // Owed until its client has it (ACK), unless the client cannot acknowledge (Majordomo).
-        let acknowledges = pending.client.map { $0.protocol == .actionBus } ?? true
-        completed.record(
-            outcome, owedUntil: acknowledges ? pending.deadline + configuration.owedOutcomeGrace : nil,
-            origin: OutcomeOrigin(inputDigest: InputDigest.of(pending.request.input), firstSender: pending.firstSender)
-        )
+        // Owed until its client has it (ACK). A Majordomo request's outcome is not kept at all:
+        // MDP has no request identity (each request gets a new id), so no one can ask for it again.
+        if pending.firstSender.map({ $0.protocol == .actionBus }) ?? true {
+            completed.record(
+                outcome, owedUntil: pending.deadline + configuration.owedOutcomeGrace,
+                origin: OutcomeOrigin(inputDigest: InputDigest.of(pending.request.input), firstSender: pending.firstSender)
+            )
+        }
         counters.completed += 1
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)

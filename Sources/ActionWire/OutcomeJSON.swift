@@ -94,18 +94,19 @@ struct JSONText {
 
     mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": bytes.append(contentsOf: [0x5C, 0x22])
-            case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
-            case "\n": bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case "\r": bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case "\t": bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                bytes.append(contentsOf: Array("\\u".utf8) + Array(String(repeating: "0", count: 4 - hex.count).utf8) + Array(hex.utf8))
+        // Byte by byte: only ASCII needs escaping, and every other byte of valid UTF-8 is copied.
+        for byte in value.utf8 {
+            switch byte {
+            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
             default:
-                bytes.append(contentsOf: String(scalar).utf8)
+                bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -336,6 +336,19 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private var majordomoSequence: UInt64 = 0
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Lowercase hex of `bytes`, in one allocation.
+    static func hex(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = hexDigits[Int(byte >> 4)]
+                buffer[2 * index + 1] = hexDigits[Int(byte & 0xF)]
+            }
+            return bytes.count * 2
+        }
+    }
+
     private func handleMajordomo(routingID: [UInt8]) {
         let request: MajordomoRequest
         do {
@@ -358,7 +371,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         // MDP has no request identity: make one that no other connection, and no other
         // coordinator instance (the journal outlives this one), can produce.
         let routingText = routingID.count <= 32
-            ? routingID.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            ? Self.hex(routingID)
             : "h" + String(InputDigest.of(routingID), radix: 16)  // keeps the id within the 255-byte name limit
         let wireRequest = WireRequest(
             requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
