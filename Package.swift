@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // Micro-benchmarks only (allocations counted by its malloc interposer).
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -103,6 +105,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/ActionBusBenchmarks"
+        ),
+        .executableTarget(
+            name: "ActionBusMicroBenchmarks",
+            dependencies: [
+                "ActionCoordinator", "ActionCore", "ActionJournal", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ActionBusMicroBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ActionWire"]),
