@@ -398,7 +398,7 @@ public final class CoordinatorCore {
     }
 
     private func register(_ id: WorkerID, _ registration: WorkerRegistration, expiry: Duration? = nil, now: ContinuousClock.Instant) {
-        var record = WorkerRecord(id: id, registration: registration, now: now)
+        let record = WorkerRecord(id: id, registration: registration, now: now)
         record.expiry = expiry
         if let existing = workers[id] {
             // The same worker registering again (it answered DISCONNECTs, it reconnected under

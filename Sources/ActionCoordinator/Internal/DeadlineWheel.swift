@@ -6,9 +6,16 @@ import HeapModule
 /// A deadline fires at most one granularity late, never early. Finished requests are removed
 /// at once, so the wheel holds only what is live.
 struct DeadlineWheel {
+    /// A bucket's requests. A class: changing a set inside a dictionary goes through the
+    /// dictionary's `modify` accessor, whose coroutine frames were heap-allocated (three
+    /// allocations per removal); a reference is changed in place.
+    private final class Bucket {
+        var requestIDs: Set<String> = []
+    }
+
     let granularity: Duration
     private let origin: ContinuousClock.Instant
-    private var buckets: [Int64: Set<String>] = [:]
+    private var buckets: [Int64: Bucket] = [:]
     /// One entry per bucket; a bucket emptied by removals stays (empty) until it is due.
     private var bucketTimes = Heap<Int64>()
     private(set) var count = 0
@@ -24,20 +31,22 @@ struct DeadlineWheel {
 
     mutating func insert(_ requestID: String, at deadline: ContinuousClock.Instant) {
         let key = bucket(of: deadline)
-        if buckets[key] == nil {
-            buckets[key] = [requestID]
+        if let bucket = buckets[key] {
+            guard bucket.requestIDs.insert(requestID).inserted else { return }
+        } else {
+            let bucket = Bucket()
+            bucket.requestIDs.insert(requestID)
+            buckets[key] = bucket
             bucketTimes.insert(key)
-        } else if buckets[key]!.insert(requestID).inserted == false {
-            return
         }
         count += 1
     }
 
     mutating func remove(_ requestID: String, at deadline: ContinuousClock.Instant) {
-        let key = bucket(of: deadline)
-        guard buckets[key]?.remove(requestID) != nil else { return }
+        guard let bucket = buckets[bucket(of: deadline)], bucket.requestIDs.remove(requestID) != nil else { return }
         count -= 1
-        if buckets[key]?.isEmpty == true { buckets[key] = [] }
+        // An emptied bucket gives its storage back; the bucket itself goes when it is due.
+        if bucket.requestIDs.isEmpty { bucket.requestIDs = [] }
     }
 
     /// Takes out every request whose deadline has passed.
@@ -46,9 +55,9 @@ struct DeadlineWheel {
         var expired: [String] = []
         while let earliest = bucketTimes.min, earliest <= due {
             bucketTimes.removeMin()
-            if let requestIDs = buckets.removeValue(forKey: earliest) {
-                expired.append(contentsOf: requestIDs)
-                count -= requestIDs.count
+            if let bucket = buckets.removeValue(forKey: earliest) {
+                expired.append(contentsOf: bucket.requestIDs)
+                count -= bucket.requestIDs.count
             }
         }
         return expired

@@ -1,7 +1,11 @@
 import ActionWire
 
 /// A registered worker, as the coordinator sees it.
-struct WorkerRecord {
+///
+/// A class: the core changes it in place on every request (credits, in-flight set, last
+/// heard), and changing a struct inside a dictionary goes through the dictionary's `modify`
+/// accessor, whose coroutine frames were heap-allocated: six allocations per change.
+final class WorkerRecord {
     let id: WorkerID
     let name: String
     let actions: Set<String>
