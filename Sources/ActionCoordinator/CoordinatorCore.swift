@@ -315,7 +315,7 @@ public final class CoordinatorCore {
             register(id, registration, now: now)
             return
         }
-        guard workers[id] != nil else {
+        guard let worker = workers[id] else {
             // Unknown (expired, or the coordinator restarted): it must register again.
             let outcomes: [WireOutcome]
             switch message {
@@ -329,12 +329,12 @@ public final class CoordinatorCore {
             if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
             return
         }
-        workers[id]?.lastHeard = now
-        let returning = workers[id]?.isUnreachable == true
+        worker.lastHeard = now
+        let returning = worker.isUnreachable
         if returning {
             // Back (its new connection took over the routing id): its credits return.
-            workers[id]?.isUnreachable = false
-            freeCredits += workers[id]?.freeCredits ?? 0
+            worker.isUnreachable = false
+            freeCredits += worker.freeCredits
         }
         handle(message, from: id, now: now)
         // Work follows once the message is handled: it may be a DISCONNECT or a DRAINING.
@@ -426,12 +426,12 @@ public final class CoordinatorCore {
     }
 
     private func result(_ outcome: WireOutcome, from id: WorkerID, now: ContinuousClock.Instant, dispatching: Bool = true) {
-        guard workers[id]?.inFlight.remove(outcome.requestID) != nil else {
+        guard let worker = workers[id], worker.inFlight.remove(outcome.requestID) != nil else {
             if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
             return
         }
-        if workers[id]?.isDraining == false { freeCredits += 1 }
-        if !outcome.session.isEmpty, sessions[outcome.session]?.worker == id { sessions[outcome.session]?.lastUsed = now }
+        if !worker.isDraining { freeCredits += 1 }
+        if !outcome.session.isEmpty, let pin = sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
         if let pending = requests[outcome.requestID], pending.placement == .running(on: id) {
             finish(outcome.requestID, with: outcome, now: now)
         } else {

@@ -250,12 +250,15 @@ final class WorkerDriver: IOLoopDriver {
         logger.debug("request started", metadata: ["action.request": "\(request.requestID)", "action.name": "\(request.action)"])
         let sessionName = request.session.isEmpty ? "default" : request.session
         let now = ContinuousClock.now
-        if sessions[sessionName] == nil {
-            let session = ActionSession(name: sessionName, catalog: catalog, configuration: sessionConfiguration)
-            sessions[sessionName] = HostedSession(session: session, lastUsed: now)
+        let hosted: HostedSession
+        if let existing = sessions[sessionName] {
+            hosted = existing
+        } else {
+            hosted = HostedSession(session: ActionSession(name: sessionName, catalog: catalog, configuration: sessionConfiguration), lastUsed: now)
+            sessions[sessionName] = hosted
         }
-        sessions[sessionName]!.running += 1
-        sessions[sessionName]!.lastUsed = now
+        hosted.running += 1
+        hosted.lastUsed = now
         let cancellation = ActionCancellation()
         running[request.requestID] = RunningRequest(sessionName: sessionName, cancellation: cancellation)
         let deadline = request.timeoutMilliseconds == 0 ? nil : now + .milliseconds(Int64(request.timeoutMilliseconds))
@@ -264,7 +267,7 @@ final class WorkerDriver: IOLoopDriver {
             return
         }
         let loop = self.loop
-        let session = sessions[sessionName]!.session
+        let session = hosted.session
         // The action runs on its own executor; its outcome comes back to this loop once, from
         // whichever thread ended the perform (no completion queue in between). An action on the
         // direct executor runs right here, on this thread, and its outcome is taken at once.
@@ -276,9 +279,9 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private func finish(_ request: WireRequest, _ outcome: ErasedActionOutcome) {
-        if let sessionName = running.removeValue(forKey: request.requestID)?.sessionName {
-            sessions[sessionName]?.running -= 1
-            sessions[sessionName]?.lastUsed = .now
+        if let sessionName = running.removeValue(forKey: request.requestID)?.sessionName, let hosted = sessions[sessionName] {
+            hosted.running -= 1
+            hosted.lastUsed = .now
         }
         let result: WireOutcome.Result
         switch outcome {
