@@ -59,11 +59,13 @@ public final class ActionDeadlineTimer: Sendable {
         return state.withLock { state in
             state.nextSerial += 1
             let token = Token(bucket: bucket, serial: state.nextSerial)
-            if state.buckets[bucket] == nil {
+            // In place through the values by index, not `buckets[bucket]![serial] =`: the
+            // dictionary's `modify` accessor heap-allocated its coroutine frames.
+            if let index = state.buckets.index(forKey: bucket) {
+                state.buckets.values[index][token.serial] = fire
+            } else {
                 state.buckets[bucket] = [token.serial: fire]
                 state.times.insert(bucket)
-            } else {
-                state.buckets[bucket]![token.serial] = fire
             }
             state.count += 1
             // Re-armed under the lock, so two schedules racing cannot leave the later time armed.
@@ -78,10 +80,11 @@ public final class ActionDeadlineTimer: Sendable {
     /// Forgets a deadline that has not fired; does nothing for one that fired or was cancelled.
     public func cancel(_ token: Token) {
         state.withLock { state in
-            guard state.buckets[token.bucket]?.removeValue(forKey: token.serial) != nil else { return }
+            guard let index = state.buckets.index(forKey: token.bucket),
+                  state.buckets.values[index].removeValue(forKey: token.serial) != nil else { return }
             state.count -= 1
             // Kept, without storage, until its time: its heap entry is then the only one for it.
-            if state.buckets[token.bucket]?.isEmpty == true { state.buckets[token.bucket] = [:] }
+            if state.buckets.values[index].isEmpty { state.buckets.values[index] = [:] }
         }
     }
 

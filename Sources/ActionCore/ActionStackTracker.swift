@@ -44,10 +44,18 @@ public struct ActionStackTracker: Sendable {
             stackID = openStack(for: record, parentID: parentID)
             opened = true
         }
-        stacks[stackID]?.append(entry, maximumEntries: maximumEntries)
+        appendEntry(entry, to: stackID)
 
         let closed = record.outcome.closeActionStack ? close(stackID) : nil
         return ActionStackUpdate(stackID: stackID, openedStack: opened, parentStackID: parentID, closedStack: closed)
+    }
+
+    /// Appends to a stack in place, through the dictionary's values by index: `stacks[id]?.append`
+    /// goes through the dictionary's `modify` accessor, whose coroutine frames were heap-allocated
+    /// (three allocations, one of 512 bytes, per perform).
+    private mutating func appendEntry(_ entry: ActionStackSnapshot.Entry, to id: ActionStackID) {
+        guard let index = stacks.index(forKey: id) else { return }
+        stacks.values[index].append(entry, maximumEntries: maximumEntries)
     }
 
     /// Closes every open stack of `sessionName` (say, when the session ends) and returns them.
@@ -106,7 +114,7 @@ public struct ActionStackTracker: Sendable {
         )
         openStackIDsBySession[record.sessionName, default: []].append(id)
         if let parentID {
-            stacks[parentID]?.append(.subStack(id, featureName: record.featureName, date: record.date), maximumEntries: maximumEntries)
+            appendEntry(.subStack(id, featureName: record.featureName, date: record.date), to: parentID)
         }
         return id
     }
