@@ -1,7 +1,40 @@
+/// One outcome on the stream with its sequence numbers.
+public struct OutcomeEvent: Sendable, Hashable {
+    /// The outcome's numbers in each scope.
+    public var sequences: OutcomeSequences
+    /// The outcome.
+    public var outcome: WireOutcome
+
+    /// Creates an event.
+    public init(sequences: OutcomeSequences, outcome: WireOutcome) {
+        self.sequences = sequences
+        self.outcome = outcome
+    }
+
+    /// The event as one packed record: the sequences (6 × u64), then the outcome's 7 fields.
+    var packed: [UInt8] {
+        var writer = PackedRecordWriter(capacity: 4 + OutcomeSequences.byteCount + 30 + outcome.byteCount)
+        writer.append(sequences.bytes)
+        outcome.encode(into: &writer)
+        return writer.bytes
+    }
+
+    static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> OutcomeEvent {
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
+            let sequences = OutcomeSequences(bytes: try reader.fixed("sequences", size: OutcomeSequences.byteCount))
+            return OutcomeEvent(sequences: sequences, outcome: try WireOutcome(reading: &reader))
+        }
+    }
+}
+
 /// What the coordinator publishes on the outcome stream.
 public enum StreamMessage: Sendable, Hashable {
-    /// EVENT: topic, header, sequences (6 × u64, big-endian), then the ``WireOutcome`` frames.
+    /// EVENT: topic, header, then the event as one packed record (its sequences, then the
+    /// outcome's fields).
     case event(topic: [UInt8], sequences: OutcomeSequences, outcome: WireOutcome)
+    /// EVENT carrying several events of one topic, in the order they were numbered (decoding a
+    /// one-record EVENT gives ``event(topic:sequences:outcome:)``).
+    case eventBatch(topic: [UInt8], events: [OutcomeEvent])
     /// SUBSCRIBED: topic (the subscription prefix), header, the coordinator's instance. Tells a
     /// new subscriber its subscription has reached the coordinator, so nothing after it is
     /// missed; a SUBSCRIBED from another instance (the SUB socket resubscribes by itself after
@@ -14,8 +47,11 @@ public enum StreamMessage: Sendable, Hashable {
         case .event(let topic, let sequences, let outcome):
             writer.append(topic)
             writer.append(WireHeader.bytes(.event))
-            writer.append(sequences.bytes)
-            outcome.encode(into: &writer)
+            writer.append(OutcomeEvent(sequences: sequences, outcome: outcome).packed)
+        case .eventBatch(let topic, let events):
+            writer.append(topic)
+            writer.append(WireHeader.bytes(.event))
+            for event in events { writer.append(event.packed) }
         case .subscribed(let topic, let instance):
             writer.append(topic)
             writer.append(WireHeader.bytes(.subscribed))
@@ -34,8 +70,10 @@ public enum StreamMessage: Sendable, Hashable {
         let message: StreamMessage
         switch command {
         case .event:
-            let sequences = OutcomeSequences(bytes: try reader.fixed("sequences", size: OutcomeSequences.byteCount))
-            message = .event(topic: topic, sequences: sequences, outcome: try WireOutcome(reading: &reader))
+            let events = try reader.records(OutcomeEvent.unpack)
+            message = events.count == 1
+                ? .event(topic: topic, sequences: events[0].sequences, outcome: events[0].outcome)
+                : .eventBatch(topic: topic, events: events)
         case .subscribed:
             message = .subscribed(topic: topic, instance: try reader.name("instance"))
         default:

@@ -156,9 +156,21 @@ struct WireGoldenTests {
         let sequences = OutcomeSequences([1, 2, 3, 4, 5, 6])
         let sequenceBytes: [UInt8] = [1, 2, 3, 4, 5, 6].flatMap { [0, 0, 0, 0, 0, 0, 0, $0] }
         let event = StreamMessage.event(topic: topic, sequences: sequences, outcome: Self.success)
-        let frames = [topic, Self.h(0x41), sequenceBytes] + Self.successFrames
+        let frames = [topic, Self.h(0x41), Self.packed([sequenceBytes] + Self.successFrames)]
         #expect(encoded { event.encode(into: &$0) } == frames)
         #expect(try StreamMessage.decode(WireFrameList(frames)) == event)
+        // Several events of one topic in one EVENT, in the order they were numbered.
+        let later = OutcomeSequences([2, 3, 4, 5, 6, 7])
+        let laterBytes: [UInt8] = [2, 3, 4, 5, 6, 7].flatMap { [0, 0, 0, 0, 0, 0, 0, $0] }
+        let batch = StreamMessage.eventBatch(topic: topic, events: [
+            OutcomeEvent(sequences: sequences, outcome: Self.success), OutcomeEvent(sequences: later, outcome: Self.success),
+        ])
+        let batchFrames = [topic, Self.h(0x41), Self.packed([sequenceBytes] + Self.successFrames), Self.packed([laterBytes] + Self.successFrames)]
+        #expect(encoded { batch.encode(into: &$0) } == batchFrames)
+        #expect(try StreamMessage.decode(WireFrameList(batchFrames)) == batch)
+        // Sequences of the wrong size are refused.
+        let short = [topic, Self.h(0x41), Self.packed([[0, 1]] + Self.successFrames)]
+        #expect(throws: WireError.self) { try StreamMessage.decode(WireFrameList(short)) }
         let subscribed = StreamMessage.subscribed(topic: Self.t("S\u{1F}doc-1\u{1F}"), instance: "c0ffee")
         let subscribedFrames = [Self.t("S\u{1F}doc-1\u{1F}"), Self.h(0x42), Self.t("c0ffee")]
         #expect(encoded { subscribed.encode(into: &$0) } == subscribedFrames)

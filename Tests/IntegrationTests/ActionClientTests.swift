@@ -86,6 +86,46 @@ struct ActionClientTests {
         await client.close()
     }
 
+    /// Events travel a run of one topic to a message: a subscriber to everything, whose outcomes
+    /// come under many topics, still sees them numbered one after another, none missed.
+    @Test func eventsOfManyTopicsArriveInTheirNumberedOrder() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--credits", "128"])
+        try bus.startWorker("w2", coordinator: coordinator, ["--credits", "128"])
+        let client = try makeClient(bus)
+        let everything = try await client.outcomes()
+        let sessionS = try await client.outcomes(session: "s")
+        let count = 600
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    _ = try await client.perform(
+                        action: index % 3 == 0 ? "Echo.sayDirect" : "Echo.say", input: Array(#"{"text":"\#(index)"}"#.utf8),
+                        session: index % 2 == 0 ? "s" : "t\(index % 5)"
+                    )
+                }
+            }
+            try await group.waitForAll()
+        }
+        var all: [StreamedOutcome] = []
+        for await event in everything {
+            all.append(event)
+            if all.count == count { break }
+        }
+        var inS: [StreamedOutcome] = []
+        for await event in sessionS {
+            inS.append(event)
+            if inS.count == count / 2 { break }
+        }
+        #expect(all.map(\.sequence) == Array(1...UInt64(count)))
+        #expect(all.allSatisfy { $0.missed == 0 })
+        #expect(Set(all.map(\.outcome.requestID)).count == count)
+        #expect(inS.map(\.sequence) == Array(1...UInt64(count / 2)))
+        #expect(inS.allSatisfy { $0.outcome.session == "s" && $0.missed == 0 })
+        await client.close()
+    }
+
     @Test func outcomeStreamFiltersByActionAndReportsSequence() async throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()

@@ -385,6 +385,16 @@ final class ClientDriver: IOLoopDriver {
         subscription.continuation.finish()
     }
 
+    private func received(_ event: OutcomeEvent, on subscription: Subscription) {
+        let sequence = event.sequences[subscription.scope]
+        let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
+        subscription.lastSequence = sequence
+        var streamed = StreamedOutcome(outcome: event.outcome, sequence: sequence, missed: missed)
+        streamed.coordinatorRestarted = subscription.restartPending
+        subscription.restartPending = false
+        subscription.continuation.yield(streamed)
+    }
+
     private func readStream(_ subscription: Subscription) {
         for _ in 0..<Self.batchSize {
             guard subscription.socket.receiveIfAvailable(into: &incoming) else { return }
@@ -409,13 +419,9 @@ final class ClientDriver: IOLoopDriver {
                     confirmed(true)
                 }
             case .event(_, let sequences, let outcome):
-                let sequence = sequences[subscription.scope]
-                let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
-                subscription.lastSequence = sequence
-                var streamed = StreamedOutcome(outcome: outcome, sequence: sequence, missed: missed)
-                streamed.coordinatorRestarted = subscription.restartPending
-                subscription.restartPending = false
-                subscription.continuation.yield(streamed)
+                received(OutcomeEvent(sequences: sequences, outcome: outcome), on: subscription)
+            case .eventBatch(_, let events):
+                for event in events { received(event, on: subscription) }
             }
         }
     }

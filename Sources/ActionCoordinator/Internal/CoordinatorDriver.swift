@@ -61,6 +61,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers that speak MDP/0.1 (RFC 7) rather than ABP, by their last message.
     private var majordomoWorkers: Set<WorkerID> = []
+    /// The run of events being gathered for each kind of topic: action-first, session-first.
+    private var eventRuns: [(topic: [UInt8], events: [OutcomeEvent])] = [([], []), ([], [])]
     /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
     private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: [WireOutcome])] = [:]
     /// The most records one message carries, and about the most bytes.
@@ -185,6 +187,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let output = held
         held = HeldOutput()
         acceptanceIndex.removeAll(keepingCapacity: true)
+        sendEventRuns()
         // Nothing decided (a tick, a batch of heartbeats): nothing to commit or keep in order.
         if records.isEmpty && output.isEmpty {
             drainBacklogs()
@@ -218,8 +221,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private func release(_ output: HeldOutput) {
         for event in output.events {
-            deliver(event)
+            gather(event)
         }
+        sendEventRuns()
         // Acceptances first: a client hears ACCEPTED before the OUTCOME of the same request.
         for (client, requestIDs) in output.acceptances {
             var start = 0
@@ -659,8 +663,40 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         if journalWriter != nil {
             held.events.append(message)
         } else {
-            deliver(message)
+            gather(message)
         }
+    }
+
+    /// Events go out a run at a time: consecutive events of one topic in one EVENT. A
+    /// subscriber sees either action-first or session-first topics (its prefix starts with one
+    /// or the other), so each kind keeps its own run and the order within each kind stays as
+    /// numbered; anything else goes out after what was gathered before it.
+    private func gather(_ message: StreamMessage) {
+        guard case .event(let topic, let sequences, let outcome) = message else {
+            sendEventRuns()
+            deliver(message)
+            return
+        }
+        let kind = topic.first == UInt8(ascii: "S") ? 1 : 0
+        if eventRuns[kind].topic != topic || eventRuns[kind].events.count >= Self.maxRecordsPerMessage {
+            sendEventRun(kind)
+            eventRuns[kind].topic = topic
+        }
+        eventRuns[kind].events.append(OutcomeEvent(sequences: sequences, outcome: outcome))
+    }
+
+    private func sendEventRuns() {
+        sendEventRun(0)
+        sendEventRun(1)
+    }
+
+    private func sendEventRun(_ kind: Int) {
+        let run = eventRuns[kind]
+        guard !run.events.isEmpty else { return }
+        eventRuns[kind].events.removeAll(keepingCapacity: true)
+        deliver(run.events.count == 1
+            ? .event(topic: run.topic, sequences: run.events[0].sequences, outcome: run.events[0].outcome)
+            : .eventBatch(topic: run.topic, events: run.events))
     }
 
     private func deliver(_ message: StreamMessage) {
