@@ -75,6 +75,12 @@ public final class ActionClient: Sendable {
             timeoutMilliseconds: WireRequest.timeoutMilliseconds(timeout),
             input: input
         )
+        // Checked here, by the rules the coordinator applies: requests travel several to a
+        // PERFORM, and one it cannot read would spoil the others with it.
+        if let problem = Self.problem(with: request, maxInputBytes: configuration.maxMessageBytes) {
+            completion(.failure(ActionBusError(code: BusErrorCode.malformedRequest, message: problem)))
+            return
+        }
         let deadline = ContinuousClock.now + timeout + configuration.answerGrace
         // From a completion (on the I/O thread) the call is taken at once, without waking the
         // loop: a caller that starts its next request as each ends costs no extra turn.
@@ -83,6 +89,22 @@ public final class ActionClient: Sendable {
         }) {
             completion(.failure(.closed))
         }
+    }
+
+    /// Why the coordinator would refuse `request`, or `nil`.
+    static func problem(with request: WireRequest, maxInputBytes: Int) -> String? {
+        do {
+            _ = try WireName.validate(Array(request.requestID.utf8), field: "request id")
+            _ = try WireName.validate(Array(request.action.utf8), field: "action")
+            _ = try WireName.validate(Array(request.session.utf8), field: "session", allowEmpty: true)
+        } catch {
+            return error.message
+        }
+        guard request.action.contains(".") else { return "action name '\(request.action)' is not of the form Feature.action" }
+        guard request.input.count <= maxInputBytes else {
+            return "the input has \(request.input.count) bytes, limit \(maxInputBytes)"
+        }
+        return nil
     }
 
     /// Performs `action` with JSON `input` and returns its outcome (success or failure).

@@ -6,7 +6,7 @@ public struct ClientAddress: Hashable, Sendable {
     public enum ClientProtocol: Hashable, Sendable {
         /// The ActionBus protocol (docs/PROTOCOL.md).
         case actionBus
-        /// Majordomo MDP/0.2, in the given dialect, asking for `service`.
+        /// Majordomo (MDP/0.1 or MDP/0.2), in the given dialect, asking for `service`.
         case majordomo(MajordomoDialect, service: String)
     }
 

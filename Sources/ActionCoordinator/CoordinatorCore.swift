@@ -455,8 +455,9 @@ public final class CoordinatorCore {
     /// Declares a worker gone and requeues what it held.
     private func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
         guard let worker = workers.removeValue(forKey: id) else { return }
-        // Requests still waiting to go to it are requeued below with the rest: they must not leave.
-        outbox.withdrawRequests(to: id)
+        // Requests still waiting to go to it are requeued below with the rest: they must not
+        // leave, and since it never had them, their delivery does not count.
+        let withdrawn = Set(outbox.withdrawRequests(to: id))
         freeCredits -= worker.freeCredits
         for session in worker.sessions where sessions[session]?.worker == id {
             sessions[session] = nil
@@ -464,12 +465,13 @@ public final class CoordinatorCore {
         var requeued: [PendingRequest] = []
         for requestID in worker.inFlight {
             guard let pending = requests[requestID], pending.placement == .running(on: id) else { continue }
-            if countingDelivery && pending.deliveries >= configuration.maxDeliveries {
+            let counts = countingDelivery && !withdrawn.contains(requestID)
+            if counts && pending.deliveries >= configuration.maxDeliveries {
                 let message = "the request was delivered \(pending.deliveries) times and its worker died each time"
                 finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message), now: now)
                 continue
             }
-            if countingDelivery {
+            if counts {
                 outbox.journal(.workerDied(requestID: requestID))
             } else {
                 pending.deliveries -= 1
@@ -789,15 +791,21 @@ public final class CoordinatorCore {
     /// back to the heads of their lanes, in order and uncounted, and the worker leaves the pool
     /// until it is heard from again.
     public func undelivered(_ requestIDs: [String], to worker: WorkerID, now: ContinuousClock.Instant) {
+        guard let record = workers[worker] else { return }
+        var returned = false
         for requestID in requestIDs.reversed() {
-            guard let pending = requests[requestID], pending.placement == .running(on: worker),
-                  workers[worker]?.inFlight.remove(requestID) != nil else { continue }
+            // The worker never had it: its credit comes back whatever became of the request
+            // meanwhile (a cancellation or a deadline may have finished it).
+            guard record.inFlight.remove(requestID) != nil else { continue }
+            returned = true
             // The pool counts this worker's free credits only while it is reachable and not draining.
-            if let record = workers[worker], !record.isUnreachable, !record.isDraining { freeCredits += 1 }
+            if !record.isUnreachable, !record.isDraining { freeCredits += 1 }
+            guard let pending = requests[requestID], pending.placement == .running(on: worker) else { continue }
             pending.placement = .queued
             pending.deliveries -= 1
             enqueue(pending, atHead: true)
         }
+        guard returned else { return }
         markUnreachable(worker)
         dispatch(now: now)
     }

@@ -11,8 +11,9 @@ public protocol CoordinatorOutbox: AnyObject {
     /// same worker in one message; if that message cannot leave, the driver hands its requests
     /// back with ``CoordinatorCore/undelivered(_:to:now:)``.
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool
-    /// Forgets the requests waiting to go to `worker` (it is gone, and they are requeued).
-    func withdrawRequests(to worker: WorkerID)
+    /// Forgets the requests waiting to go to `worker` (it is gone, and they are requeued) and
+    /// returns their ids: the worker never had them.
+    func withdrawRequests(to worker: WorkerID) -> [String]
     /// Publishes on the outcome stream.
     func publish(_ message: StreamMessage)
     /// Records an acceptance or an outcome in the journal. Replies sent after this call must
@@ -32,7 +33,7 @@ extension CoordinatorOutbox {
     public var hasSubscribers: Bool { true }
 
     /// Nothing waits: requests are sent at once.
-    public func withdrawRequests(to worker: WorkerID) {}
+    public func withdrawRequests(to worker: WorkerID) -> [String] { [] }
 }
 
 /// A worker's identity: the routing id of its connection to the workers socket.

@@ -28,10 +28,10 @@ public struct PackedRecord: WireFrames {
             guard frame.endIndex - offset >= 4 else {
                 throw WireError(.truncated, "\(command) record ends inside a field length")
             }
-            let length = Int(frame[offset]) << 24 | Int(frame[offset + 1]) << 16 | Int(frame[offset + 2]) << 8 | Int(frame[offset + 3])
+            let stated = UInt32(frame[offset]) << 24 | UInt32(frame[offset + 1]) << 16 | UInt32(frame[offset + 2]) << 8 | UInt32(frame[offset + 3])
             let start = offset + 4
-            guard length <= frame.endIndex - start else {
-                throw WireError(.truncated, "\(command) record field \(count + 1) says \(length) bytes; \(frame.endIndex - start) remain")
+            guard let length = Int(exactly: stated), length <= frame.endIndex - start else {
+                throw WireError(.truncated, "\(command) record field \(count + 1) says \(stated) bytes; \(frame.endIndex - start) remain")
             }
             bounds[2 * count] = start
             bounds[2 * count + 1] = start + length
@@ -92,6 +92,17 @@ extension WireRequest {
                                         + contentType.utf8.count + input.count + 8)
         encode(into: &writer)
         return writer.bytes
+    }
+
+    /// The identity (request id, action, session) of a request record that does not decode as
+    /// a whole (an input over the limit, say), so that it can be answered; `nil` when even
+    /// those fields are not valid names.
+    public static func unpackIdentity(_ frame: ArraySlice<UInt8>) -> WireRequest? {
+        guard let record = try? PackedRecord(frame, command: .request), record.count >= 3,
+              let requestID = try? WireName.validate(record.frame(at: 0), field: "request id"),
+              let action = try? WireName.validate(record.frame(at: 1), field: "action"),
+              let session = try? WireName.validate(record.frame(at: 2), field: "session", allowEmpty: true) else { return nil }
+        return WireRequest(requestID: requestID, action: action, session: session, input: [])
     }
 
     /// Decodes a packed request record.

@@ -121,6 +121,9 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     @discardableResult
     public func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         if isCurrentThread, let (driver, runtime) = running {
+            // Once the loop stops accepting (it is stopping: the driver is failing what it
+            // holds), new work is refused here too, not slipped in behind its back.
+            guard state.withLock({ $0.isAccepting }) else { return false }
             job(driver, runtime)
             return true
         }

@@ -73,6 +73,21 @@ struct CoordinatorBatchTests {
         #expect(h.core.statistics.redelivered == 0)
     }
 
+    @Test func aRequestFinishedBeforeItsMessageFailedStillReturnsItsCredit() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        h.perform("r1")
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        // Cancelled by its client while its message was waiting to go; then the message failed.
+        h.send(.cancel(requestID: "r1"))
+        #expect(h.outcome("r1")?.failureCode == BusErrorCode.cancelled)
+        h.core.undelivered(["r1"], to: w1, now: h.at(.zero))
+        // w1 never had it: its one credit is free again once it is heard from.
+        h.perform("r2")
+        h.worker(w1, sends: .heartbeat)
+        #expect(h.requestIDs(to: w1) == ["r1", "r2"])
+    }
+
     @Test func requestsNotYetSentToAWorkerThatLeavesAreWithdrawn() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 5)

@@ -36,8 +36,9 @@ final class RecordingOutbox: CoordinatorOutbox {
     /// Workers whose unsent requests the core withdrew, in order.
     private(set) var withdrawn: [WorkerID] = []
 
-    func withdrawRequests(to worker: WorkerID) {
+    func withdrawRequests(to worker: WorkerID) -> [String] {
         withdrawn.append(worker)
+        return []
     }
 }
 

@@ -51,6 +51,31 @@ struct WorkerTests {
         }
     }
 
+    @Test func aRequestOverTheWorkersLimitFailsAloneAndTheOthersInItsBatchRun() async throws {
+        try await withWorker(configure: { $0.maxMessageBytes = 1_024 }) { coordinator, _ in
+            let big = Array(#"{"text":""#.utf8) + [UInt8](repeating: 0x61, count: 2_000) + Array(#""}"#.utf8)
+            let requests = [
+                WireRequest(requestID: "small-1", action: "Echo.say", timeoutMilliseconds: 5_000, input: Array(#"{"text":"a"}"#.utf8)),
+                WireRequest(requestID: "big", action: "Echo.say", timeoutMilliseconds: 5_000, input: big),
+                WireRequest(requestID: "small-2", action: "Echo.say", timeoutMilliseconds: 5_000, input: Array(#"{"text":"b"}"#.utf8)),
+            ]
+            try coordinator.send(.requestBatch(requests))
+            var outcomes: [String: WireOutcome] = [:]
+            for _ in requests {
+                let outcome = try coordinator.nextResult()
+                outcomes[outcome.requestID] = outcome
+            }
+            #expect(outcomes["small-1"]?.isSuccess == true)
+            #expect(outcomes["small-2"]?.isSuccess == true)
+            guard case .failure(let code, let message)? = outcomes["big"]?.result else {
+                Issue.record("the oversize request was not answered with a failure: \(String(describing: outcomes["big"]))")
+                return
+            }
+            #expect(code == BusErrorCode.malformedRequest)
+            #expect(message.contains("limit"), "\(message)")
+        }
+    }
+
     @Test func echoReturnsItsInputAsJSONWithTheWorkersName() async throws {
         try await withWorker { coordinator, worker in
             let outcome = try coordinator.perform("Echo.say", input: #"{"text":"hi"}"#, session: "echo", requestID: "c1:1")

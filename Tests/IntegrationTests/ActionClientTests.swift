@@ -86,6 +86,31 @@ struct ActionClientTests {
         await client.close()
     }
 
+    /// A request cancelled before it left (waiting for room in the window) never leaves: the
+    /// caller gets `cancelled` at once and the coordinator never hears of it.
+    @Test func aRequestCancelledBeforeItIsSentNeverLeaves() async throws {
+        let bus = try BusFixture()
+        _ = try bus.startCoordinator(["--no-journal"])
+        var configuration = ActionClientConfiguration()
+        configuration.coordinatorEndpoint = bus.clients
+        configuration.maxOutstanding = 1
+        let client = try ActionClient(configuration: configuration)
+        // No worker serves Clock: the first request holds the window's one place.
+        let first = Task { try await client.perform(action: "Clock.sleep", input: Array(#"{"ms":1}"#.utf8), timeout: .seconds(30)) }
+        try expect(waitUntil { (try? LoadTests.statistics(bus)["accepted"]) == 1 }, "the first request was not accepted")
+        // Both calls are queued to the client's loop from this one thread, so the cancel comes second.
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireOutcome, ActionBusError>, Never>) in
+            client.perform(action: "Echo.say", input: Array(#"{"text":"never"}"#.utf8), requestID: "waiting") { continuation.resume(returning: $0) }
+            client.cancel(requestID: "waiting")
+        }
+        let outcome = try result.get()
+        #expect(outcome.failureCode == BusErrorCode.cancelled, "\(outcome)")
+        #expect(try LoadTests.statistics(bus)["accepted"] == 1, "the cancelled request reached the coordinator")
+        first.cancel()
+        await client.close()
+        _ = try? await first.value
+    }
+
     /// Events travel a run of one topic to a message: a subscriber to everything, whose outcomes
     /// come under many topics, still sees them numbered one after another, none missed.
     @Test func eventsOfManyTopicsArriveInTheirNumberedOrder() async throws {

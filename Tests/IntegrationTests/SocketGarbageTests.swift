@@ -54,6 +54,28 @@ struct SocketGarbageTests {
         }
         if case .error(let requestID, _, _) = badUTF8 { #expect(requestID == "g:1") }
 
+        // Several requests in one PERFORM, one unreadable: it alone is refused, by its id; the
+        // others are taken as if they had come alone.
+        var good = fields, bad = fields, alsoGood = fields
+        good[0] = Array("g:2".utf8)
+        bad[0] = Array("g:3".utf8)
+        bad[1] = Array("Echo".utf8)
+        alsoGood[0] = Array("g:4".utf8)
+        try dealer.send(Multipart([header, packed(good), packed(bad), packed(alsoGood)]))
+        var refused: [String] = [], answered: Set<String> = []
+        while answered.count < 2 {
+            switch try ClientReply.decode(WireFrameList(try dealer.receiveMultipart().frames)) {
+            case .error(let requestID, let code, _):
+                #expect(code == BusErrorCode.malformedRequest)
+                refused.append(requestID)
+            case .outcome(let outcome): answered.insert(outcome.requestID)
+            case .outcomeBatch(let outcomes): answered.formUnion(outcomes.map(\.requestID))
+            default: break
+            }
+        }
+        #expect(refused == ["g:3"])
+        #expect(answered == ["g:2", "g:4"])
+
         // Foreign garbage is dropped without an answer; an oversize frame is cut off by libzmq.
         for _ in 0..<200 {
             let frames = (0..<Int.random(in: 1...5)).map { _ in (0..<Int.random(in: 0...40)).map { _ in UInt8.random(in: 0...255) } }

@@ -26,7 +26,7 @@ final class ClientDriver: IOLoopDriver {
     /// The DEALER's monitor: tells when its connection to the coordinator dropped.
     private let connectionEvents: Socket
     private var pending: [String: PendingCall] = [:]
-    /// Requests waiting for room in the window (ids of requests answered meanwhile are skipped).
+    /// Calls waiting for room in the window, in submission order (settled ones are skipped).
     private var unsent: Deque<PendingCall> = []
     private var outstanding = 0
     private var nextOrder: UInt64 = 0
@@ -69,11 +69,10 @@ final class ClientDriver: IOLoopDriver {
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         flushAcknowledgements()
-        for call in pending.values {
-            call.isSettled = true
+        // One at a time, each out of the table before its caller hears of it.
+        while let requestID = pending.keys.first, let call = settle(requestID) {
             call.deliver(.failure(.closed))
         }
-        pending.removeAll()
         for deliver in queries.values { deliver(.failure(.closed)) }
         queries.removeAll()
         for subscription in subscriptions.values {
@@ -121,7 +120,15 @@ final class ClientDriver: IOLoopDriver {
     }
 
     func cancel(_ requestID: String) {
-        guard pending[requestID] != nil else { return }
+        guard let call = pending[requestID] else { return }
+        guard call.isOutstanding else {
+            // Not sent yet (it waits for the end of this turn, or for room in the window): it
+            // never leaves, and the caller gets what the coordinator would have answered.
+            settle(requestID)
+            call.deliver(.success(.failure(for: call.request, code: BusErrorCode.cancelled,
+                                           message: "\(call.request.action) was cancelled by its caller before it was sent")))
+            return
+        }
         send(.cancel(requestID: requestID))
     }
 

@@ -59,12 +59,17 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var requestBatches: [WorkerID: [WireRequest]] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.
     private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
-    /// Workers that speak MDP/0.1 (RFC 7) rather than ABP, by their last message.
+    /// Workers a send failed to in the batch being handled.
+    private var unreachableThisBatch: Set<WorkerID> = []
+    /// Registered workers that speak MDP/0.1 (RFC 7) rather than ABP.
     private var majordomoWorkers: Set<WorkerID> = []
+    /// The MDP/0.1 peer whose message is being handled: what the core answers it (DISCONNECT to
+    /// an unknown worker) is framed as RFC 7 says, without keeping anything for it.
+    private var majordomoSender: WorkerID?
     /// The run of events being gathered for each kind of topic: action-first, session-first.
-    private var eventRuns: [(topic: [UInt8], events: [OutcomeEvent])] = [([], []), ([], [])]
+    private var eventRuns: [(topic: [UInt8], events: [OutcomeEvent], bytes: Int)] = [([], [], 0), ([], [], 0)]
     /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
-    private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: [WireOutcome])] = [:]
+    private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: [WireOutcome], bytes: Int)] = [:]
     /// The most records one message carries, and about the most bytes.
     private static let maxRecordsPerMessage = 256
     private static let maxBatchBytes = 256 * 1024
@@ -238,8 +243,12 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         for (reply, client) in output.replies {
             if case .outcome(let outcome) = reply, client.protocol == .actionBus {
                 let key = RoutingKey(client.routingID)
-                outcomeBatches[key, default: (client, [])].outcomes.append(outcome)
-                if outcomeBatches[key]!.outcomes.count >= Self.maxRecordsPerMessage { deliverOutcomes(for: key) }
+                if let gathered = outcomeBatches[key],
+                   gathered.outcomes.count >= Self.maxRecordsPerMessage || gathered.bytes + outcome.byteCount > Self.maxBatchBytes {
+                    deliverOutcomes(for: key)
+                }
+                outcomeBatches[key, default: (client, [], 0)].outcomes.append(outcome)
+                outcomeBatches[key]!.bytes += outcome.byteCount
             } else {
                 if !outcomeBatches.isEmpty { deliverOutcomes(for: RoutingKey(client.routingID)) }
                 deliver(reply, to: client)
@@ -249,7 +258,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func deliverOutcomes(for key: RoutingKey) {
-        guard let (client, outcomes) = outcomeBatches.removeValue(forKey: key) else { return }
+        guard let (client, outcomes, _) = outcomeBatches.removeValue(forKey: key) else { return }
         deliver(outcomes.count == 1 ? .outcome(outcomes[0]) : .outcomeBatch(outcomes), to: client)
     }
 
@@ -317,18 +326,40 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             handleMajordomo(routingID: routingID)
             return
         }
+        let client = ClientAddress(routingID: routingID, curveKey: curveKey)
         do {
             let message = try ClientMessage.decode(incoming, at: 1, limits: limits)
-            core.received(message, from: ClientAddress(routingID: routingID, curveKey: curveKey), now: .now)
+            core.received(message, from: client, now: .now)
         } catch {
-            core.recordMalformed(fromWorker: false)
             // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
-            guard WireHeader.hasSignature(incoming[1]) else { return }
-            let requestID = incoming.count > 2 ? String(decoding: Self.firstField(of: incoming[2]).prefix(limits.maxNameBytes), as: UTF8.self) : ""
-            let code = error.code == .unsupportedVersion ? BusErrorCode.unsupportedVersion : BusErrorCode.malformedRequest
-            let safeID = requestID.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? requestID : ""
-            send(.error(requestID: safeID, code: code, message: error.message), to: ClientAddress(routingID: routingID))
+            guard WireHeader.hasSignature(incoming[1]) else {
+                core.recordMalformed(fromWorker: false)
+                return
+            }
+            if incoming.count > 3, (try? WireHeader.command(in: incoming[1])) == .perform {
+                // Several requests, one at least unreadable: each is taken or refused on its own,
+                // as if it had come alone.
+                for index in 2..<incoming.count {
+                    do {
+                        core.received(.perform(try WireRequest.unpack(incoming[index], command: .perform, limits: limits)), from: client, now: .now)
+                    } catch {
+                        refuse(incoming[index], error, to: client)
+                    }
+                }
+                return
+            }
+            refuse(incoming.count > 2 ? incoming[2] : [], error, to: client)
         }
+    }
+
+    /// Counts a message (or a record) that does not decode and answers it with ERROR, naming the
+    /// request when the frame names one.
+    private func refuse(_ frame: ArraySlice<UInt8>, _ error: WireError, to client: ClientAddress) {
+        core.recordMalformed(fromWorker: false)
+        let requestID = String(decoding: Self.firstField(of: frame).prefix(limits.maxNameBytes), as: UTF8.self)
+        let code = error.code == .unsupportedVersion ? BusErrorCode.unsupportedVersion : BusErrorCode.malformedRequest
+        let safeID = requestID.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? requestID : ""
+        send(.error(requestID: safeID, code: code, message: error.message), to: ClientAddress(routingID: client.routingID))
     }
 
     /// The request id an answer to a malformed message names: the first field of a packed
@@ -402,11 +433,23 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 handleMajordomoWorker(id)
                 continue
             }
-            majordomoWorkers.remove(id)
+            if !majordomoWorkers.isEmpty { majordomoWorkers.remove(id) }
             do {
                 let message = try WorkerMessage.decode(incoming, at: 1, limits: limits)
                 core.received(message, from: id, now: .now)
             } catch {
+                if incoming.count > 3, (try? WireHeader.command(in: incoming[1])) == .result {
+                    // Several outcomes, one at least unreadable: the others still count.
+                    for index in 2..<incoming.count {
+                        do {
+                            core.received(.result(try WireOutcome.unpack(incoming[index], command: .result, limits: limits)), from: id, now: .now)
+                        } catch {
+                            core.recordMalformed(fromWorker: true)
+                            logger.debug("malformed outcome from a worker", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
+                        }
+                    }
+                    continue
+                }
                 core.recordMalformed(fromWorker: true)
                 logger.debug("malformed worker message", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
             }
@@ -415,6 +458,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     /// An MDP/0.1 (RFC 7) worker: from here on, what goes to it is framed as RFC 7 says.
     private func handleMajordomoWorker(_ id: WorkerID) {
+        majordomoSender = id
+        defer { majordomoSender = nil }
         let message: MajordomoWorkerMessage
         do {
             message = try MajordomoWorkerMessage.decode(incoming, at: 1, limits: limits)
@@ -422,14 +467,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             core.recordMalformed(fromWorker: true)
             logger.warning("Majordomo worker message refused", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
             // RFC 7: the broker answers what it cannot take with DISCONNECT, and the worker
-            // registers again. Another MDPW version cannot be answered in its own terms.
+            // registers again (a registered one leaves first: what it holds is requeued, not
+            // counted against it). Another MDPW version cannot be answered in its own terms.
             if error.code != .unsupportedVersion {
-                majordomoWorkers.insert(id)
+                if majordomoWorkers.contains(id) { core.received(.disconnect, from: id, now: .now) }
                 _ = transmit(.disconnect, to: id)
             }
             return
         }
-        majordomoWorkers.insert(id)
         let now = ContinuousClock.now
         switch message {
         case .ready(let service):
@@ -437,7 +482,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 logger.warning("an MDP/0.1 worker serves a service that is not an action name (Feature.action); no request will reach it",
                                metadata: ["worker.id": "\(id)", "worker.service": "\(service)"])
             }
-            core.registerMajordomoWorker(id, service: service, name: "mdp01-\(id)", now: now)
+            majordomoWorkers.insert(id)
+            core.registerMajordomoWorker(id, service: service, name: Self.majordomoWorkerName(id.routingID), now: now)
         case .reply(let clientAddress, let body):
             core.receivedMajordomoReply(requestID: String(decoding: clientAddress, as: UTF8.self), body: body, from: id, now: now)
         case .heartbeat:
@@ -445,6 +491,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         case .disconnect:
             core.received(.disconnect, from: id, now: now)
         }
+    }
+
+    /// `mdp01-` and the routing id in hex (hashed when long, to stay a valid name).
+    static func majordomoWorkerName(_ routingID: [UInt8]) -> String {
+        "mdp01-" + (routingID.count <= 32 ? hex(routingID) : "h" + String(InputDigest.of(routingID), radix: 16))
     }
 
     private func readSubscriptions() {
@@ -575,9 +626,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         return transmit(instruction, to: worker)
     }
 
-    func withdrawRequests(to worker: WorkerID) {
-        requestBatches[worker] = nil
+    func withdrawRequests(to worker: WorkerID) -> [String] {
         majordomoWorkers.remove(worker)
+        // What already failed to leave for it is no longer the core's to take back.
+        undeliveredRequests.removeAll { $0.worker == worker }
+        return requestBatches.removeValue(forKey: worker)?.map(\.requestID) ?? []
     }
 
     /// Sends every worker the requests chosen for it; requests that cannot leave go back to the
@@ -590,20 +643,30 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             undeliveredRequests.removeAll()
             for (worker, requestIDs) in failed { core.undelivered(requestIDs, to: worker, now: .now) }
         } while !requestBatches.isEmpty
+        unreachableThisBatch.removeAll()
     }
 
     private func sendRequestBatch(to worker: WorkerID) {
         guard let requests = requestBatches.removeValue(forKey: worker), !requests.isEmpty else { return }
+        // Once a send to it failed in this batch, nothing more goes to it before the core has
+        // taken the failed requests back: a later request of a session must not overtake them.
+        guard !unreachableThisBatch.contains(worker) else {
+            undeliveredRequests.append((worker, requests.map(\.requestID)))
+            return
+        }
+        // An MDP/0.1 worker takes one request a message.
+        let limit = majordomoWorkers.contains(worker) ? 1 : Self.maxRecordsPerMessage
         var start = 0
         while start < requests.count {
             // Within about `maxBatchBytes` a message (a request's input may be large).
             var end = start, bytes = 0
-            while end < requests.count, end - start < Self.maxRecordsPerMessage, end == start || bytes + requests[end].input.count <= Self.maxBatchBytes {
+            while end < requests.count, end - start < limit, end == start || bytes + requests[end].input.count <= Self.maxBatchBytes {
                 bytes += requests[end].input.count
                 end += 1
             }
             let instruction: WorkerInstruction = end - start == 1 ? .request(requests[start]) : .requestBatch(Array(requests[start..<end]))
             guard transmit(instruction, to: worker) else {
+                unreachableThisBatch.insert(worker)
                 undeliveredRequests.append((worker, requests[start...].map(\.requestID)))
                 return
             }
@@ -612,7 +675,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func transmit(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        if majordomoWorkers.contains(worker) { return transmitMajordomo(instruction, to: worker) }
+        if worker == majordomoSender || majordomoWorkers.contains(worker) { return transmitMajordomo(instruction, to: worker) }
         outgoing.removeAll()
         outgoing.append(worker.routingID)
         instruction.encode(into: &outgoing)
@@ -678,11 +741,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         let kind = topic.first == UInt8(ascii: "S") ? 1 : 0
-        if eventRuns[kind].topic != topic || eventRuns[kind].events.count >= Self.maxRecordsPerMessage {
+        if eventRuns[kind].topic != topic || eventRuns[kind].events.count >= Self.maxRecordsPerMessage
+            || eventRuns[kind].bytes + outcome.byteCount > Self.maxBatchBytes {
             sendEventRun(kind)
             eventRuns[kind].topic = topic
         }
         eventRuns[kind].events.append(OutcomeEvent(sequences: sequences, outcome: outcome))
+        eventRuns[kind].bytes += outcome.byteCount
     }
 
     private func sendEventRuns() {
@@ -694,6 +759,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let run = eventRuns[kind]
         guard !run.events.isEmpty else { return }
         eventRuns[kind].events.removeAll(keepingCapacity: true)
+        eventRuns[kind].bytes = 0
         deliver(run.events.count == 1
             ? .event(topic: run.topic, sequences: run.events[0].sequences, outcome: run.events[0].outcome)
             : .eventBatch(topic: run.topic, events: run.events))

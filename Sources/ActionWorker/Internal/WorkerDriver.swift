@@ -7,7 +7,8 @@ import Logging
 import ZeroMQ
 
 /// The worker's I/O loop side: owns the DEALER to the coordinator, hands requests to sessions
-/// and sends their outcomes back. It never runs action code itself.
+/// and sends their outcomes back. It runs action code itself only for actions that declare the
+/// direct executor (they run where they are called: here).
 final class WorkerDriver: IOLoopDriver {
     private static let batchSize = 256
 
@@ -209,8 +210,28 @@ final class WorkerDriver: IOLoopDriver {
                     }
                 }
             } catch {
+                if incoming.count >= 2, (try? WireHeader.command(in: incoming[0])) == .request {
+                    startRecordsOneByOne()
+                    continue
+                }
                 statistics.malformedMessages += 1
                 logger.warning("malformed message from coordinator", metadata: ["wire.error": "\(error)"])
+            }
+        }
+    }
+
+    /// A REQUEST with a record this worker cannot take (an input over its own message limit,
+    /// say): the others start, and each one it cannot read fails, when it names its request.
+    private func startRecordsOneByOne() {
+        for index in 1..<incoming.count {
+            do {
+                start(try WireRequest.unpack(incoming[index], command: .request, limits: limits))
+            } catch {
+                statistics.malformedMessages += 1
+                logger.warning("malformed request from coordinator", metadata: ["wire.error": "\(error)"])
+                guard let named = WireRequest.unpackIdentity(incoming[index]) else { continue }
+                statistics.completed += 1
+                finishedOutcomes.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name))
             }
         }
     }
@@ -297,9 +318,16 @@ final class WorkerDriver: IOLoopDriver {
             result = .success(contentType: WireRequest.json, output: Array(output))
         case .failure(let error, _):
             // A failure message is text of the action's making: keep it within the limit too.
-            let message = error.message.utf8.count <= maxResultBytes / 2
+            var message = error.message.utf8.count <= maxResultBytes / 2
                 ? error.message : String(decoding: error.message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
-            result = .failure(code: error.code.rawValue, message: message)
+            // Error codes are open-ended: one the wire's name rule refuses would cost the RESULT
+            // it travels in (and the outcomes beside it), so it is named in the message instead.
+            var code = error.code.rawValue
+            if (try? WireName.validate(Array(code.utf8), field: "error code")) == nil {
+                message = "(error code \(code.debugDescription.prefix(300)) is not a valid name) " + message
+                code = BusErrorCode.actionFailed
+            }
+            result = .failure(code: code, message: message)
         }
         statistics.completed += 1
         finishedOutcomes.append(WireOutcome(
