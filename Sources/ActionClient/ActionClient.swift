@@ -94,9 +94,9 @@ public final class ActionClient: Sendable {
     /// Why the coordinator would refuse `request`, or `nil`.
     static func problem(with request: WireRequest, maxInputBytes: Int) -> String? {
         do {
-            _ = try WireName.validate(Array(request.requestID.utf8), field: "request id")
-            _ = try WireName.validate(Array(request.action.utf8), field: "action")
-            _ = try WireName.validate(Array(request.session.utf8), field: "session", allowEmpty: true)
+            try WireName.check(request.requestID, field: "request id")
+            try WireName.check(request.action, field: "action")
+            try WireName.check(request.session, field: "session", allowEmpty: true)
         } catch {
             return error.message
         }

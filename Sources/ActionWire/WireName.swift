@@ -13,6 +13,30 @@ public enum WireName {
     public static func validate<Bytes: Collection<UInt8>>(
         _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits = WireLimits(), allowEmpty: Bool = false
     ) throws(WireError) -> String {
+        let isASCII = try check(bytes, field: field(), limits: limits, allowEmpty: allowEmpty)
+        if isASCII {
+            return bytes.withContiguousStorageIfAvailable { String(decoding: $0, as: UTF8.self) } ?? String(decoding: bytes, as: UTF8.self)
+        }
+        // Checked valid by `check`.
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Checks `text` by the rule without making anything (a sender checking before it sends).
+    public static func check(_ text: String, field: @autoclosure () -> String, allowEmpty: Bool = false) throws(WireError) {
+        var text = text
+        var failure: WireError?
+        // Native strings are contiguous UTF-8: the scan reads them in place.
+        text.withUTF8 { bytes in
+            do throws(WireError) { try check(bytes, field: field(), limits: WireLimits(), allowEmpty: allowEmpty) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Checks `bytes` by the rule; returns whether they are all ASCII.
+    @discardableResult
+    static func check<Bytes: Collection<UInt8>>(
+        _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits, allowEmpty: Bool
+    ) throws(WireError) -> Bool {
         guard bytes.count <= limits.maxNameBytes else {
             throw WireError(.oversize, "\(field()) has \(bytes.count) bytes, limit \(limits.maxNameBytes)")
         }
@@ -25,13 +49,11 @@ public enum WireName {
         guard !scan.hasControlCharacter else {
             throw WireError(.invalidField, "\(field()) contains a control character")
         }
-        if scan.isASCII {
-            return bytes.withContiguousStorageIfAvailable { String(decoding: $0, as: UTF8.self) } ?? String(decoding: bytes, as: UTF8.self)
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        if scan.isASCII { return true }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
             throw WireError(.invalidUTF8, "\(field()) is not valid UTF-8")
         }
-        return text
+        return false
     }
 
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (hasControlCharacter: Bool, isASCII: Bool) {
