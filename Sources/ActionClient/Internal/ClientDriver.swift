@@ -14,9 +14,6 @@ import ZeroMQ
 /// coordinator is never handed copies of work it already has.
 final class ClientDriver: IOLoopDriver {
     private static let batchSize = 256
-    /// The most requests one PERFORM carries, and about the most bytes of their inputs.
-    private static let maxRecordsPerMessage = 256
-    private static let maxBatchBytes = 256 * 1024
 
     private let runtime: IOLoopRuntime
     private let configuration: ActionClientConfiguration
@@ -145,32 +142,30 @@ final class ClientDriver: IOLoopDriver {
     /// Sends waiting requests, oldest first, while the window has room and the coordinator
     /// answers.
     ///
-    /// Requests ready together go in one PERFORM (up to ``maxRecordsPerMessage``), in order.
+    /// Requests ready together go in one PERFORM (within ``WireBatching``'s limits), in order.
     private func fillWindow(now: ContinuousClock.Instant) {
         guard !coordinatorSilent else { return }
         while outstanding < configuration.maxOutstanding, !unsent.isEmpty {
             var batch: [PendingCall] = []
             var bytes = 0
-            var taken = 0  // entries of `unsent` the batch covers, settled ones included
-            for call in unsent {
-                guard outstanding + batch.count < configuration.maxOutstanding, batch.count < Self.maxRecordsPerMessage else { break }
-                taken += 1
-                guard !call.isSettled, !call.isOutstanding else { continue }
-                if !batch.isEmpty && bytes + call.request.input.count > Self.maxBatchBytes {
-                    taken -= 1
-                    break
+            while let call = unsent.first, outstanding + batch.count < configuration.maxOutstanding {
+                if call.isSettled || call.isOutstanding {
+                    unsent.removeFirst()
+                    continue
                 }
-                batch.append(call)
+                if WireBatching.isFull(count: batch.count, bytes: bytes, adding: call.request.input.count) { break }
+                batch.append(unsent.removeFirst())
                 bytes += call.request.input.count
             }
-            if !batch.isEmpty {
-                let requests = batch.map { request($0, sentAt: now) }
-                // Full: the sweep tries again.
-                guard send(requests.count == 1 ? .perform(requests[0]) : .performBatch(requests)) else { return }
-                for call in batch { call.isOutstanding = true }
-                outstanding += batch.count
+            guard !batch.isEmpty else { return }
+            let requests = batch.map { request($0, sentAt: now) }
+            guard send(requests.count == 1 ? .perform(requests[0]) : .performBatch(requests)) else {
+                // Full: back in front, in order; the sweep tries again.
+                unsent.prepend(contentsOf: batch)
+                return
             }
-            unsent.removeFirst(taken)
+            for call in batch { call.isOutstanding = true }
+            outstanding += batch.count
         }
     }
 

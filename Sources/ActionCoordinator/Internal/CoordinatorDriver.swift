@@ -56,7 +56,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var workerRoutingIDs = RoutingIDCache()
     private var outgoing = Multipart()
     /// Requests chosen for each worker during this batch, sent together when it ends.
-    private var requestBatches: [WorkerID: [WireRequest]] = [:]
+    private var requestBatches: [WorkerID: GatheredRecords<WireRequest>] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.
     private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers a send failed to in the batch being handled.
@@ -67,12 +67,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// an unknown worker) is framed as RFC 7 says, without keeping anything for it.
     private var majordomoSender: WorkerID?
     /// The run of events being gathered for each kind of topic: action-first, session-first.
-    private var eventRuns: [(topic: [UInt8], events: [OutcomeEvent], bytes: Int)] = [([], [], 0), ([], [], 0)]
+    private let eventRuns = [GatheredRecords<OutcomeEvent>(), GatheredRecords<OutcomeEvent>()]
+    private var eventRunTopics: [[UInt8]] = [[], []]
     /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
-    private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: [WireOutcome], bytes: Int)] = [:]
-    /// The most records one message carries, and about the most bytes.
-    private static let maxRecordsPerMessage = 256
-    private static let maxBatchBytes = 256 * 1024
+    private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: GatheredRecords<WireOutcome>)] = [:]
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
@@ -243,12 +241,17 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         for (reply, client) in output.replies {
             if case .outcome(let outcome) = reply, client.protocol == .actionBus {
                 let key = RoutingKey(client.routingID)
-                if let gathered = outcomeBatches[key],
-                   gathered.outcomes.count >= Self.maxRecordsPerMessage || gathered.bytes + outcome.byteCount > Self.maxBatchBytes {
+                if let gathered = outcomeBatches[key]?.outcomes, gathered.isFull(adding: outcome.byteCount) {
                     deliverOutcomes(for: key)
                 }
-                outcomeBatches[key, default: (client, [], 0)].outcomes.append(outcome)
-                outcomeBatches[key]!.bytes += outcome.byteCount
+                let gathered: GatheredRecords<WireOutcome>
+                if let existing = outcomeBatches[key]?.outcomes {
+                    gathered = existing
+                } else {
+                    gathered = GatheredRecords()
+                    outcomeBatches[key] = (client, gathered)
+                }
+                gathered.append(outcome, bytes: outcome.byteCount)
             } else {
                 if !outcomeBatches.isEmpty { deliverOutcomes(for: RoutingKey(client.routingID)) }
                 deliver(reply, to: client)
@@ -258,7 +261,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func deliverOutcomes(for key: RoutingKey) {
-        guard let (client, outcomes, _) = outcomeBatches.removeValue(forKey: key) else { return }
+        guard let (client, gathered) = outcomeBatches.removeValue(forKey: key) else { return }
+        let outcomes = gathered.take()
         deliver(outcomes.count == 1 ? .outcome(outcomes[0]) : .outcomeBatch(outcomes), to: client)
     }
 
@@ -405,9 +409,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         majordomoSequence += 1
         // MDP has no request identity: make one that no other connection, and no other
         // coordinator instance (the journal outlives this one), can produce.
-        let routingText = routingID.count <= 32
-            ? Self.hex(routingID)
-            : "h" + String(InputDigest.of(routingID), radix: 16)  // keeps the id within the 255-byte name limit
+        let routingText = Self.routingText(routingID)
         let wireRequest = WireRequest(
             requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
         )
@@ -493,9 +495,15 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    /// `mdp01-` and the routing id in hex (hashed when long, to stay a valid name).
+    /// `mdp01-` and the routing id as text.
     static func majordomoWorkerName(_ routingID: [UInt8]) -> String {
-        "mdp01-" + (routingID.count <= 32 ? hex(routingID) : "h" + String(InputDigest.of(routingID), radix: 16))
+        "mdp01-" + routingText(routingID)
+    }
+
+    /// A routing id as text for names: hex, or `h` and a hash when long (a name has at most 255
+    /// bytes).
+    static func routingText(_ routingID: [UInt8]) -> String {
+        routingID.count <= 32 ? hex(routingID) : "h" + String(InputDigest.of(routingID), radix: 16)
     }
 
     private func readSubscriptions() {
@@ -618,7 +626,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
         if case .request(let request) = instruction {
-            requestBatches[worker, default: []].append(request)
+            if let gathered = requestBatches[worker] {
+                gathered.append(request, bytes: request.input.count)
+            } else {
+                let gathered = GatheredRecords<WireRequest>()
+                gathered.append(request, bytes: request.input.count)
+                requestBatches[worker] = gathered
+            }
             return true
         }
         // Whatever else goes to the worker (a CANCEL, say) follows the requests chosen before it.
@@ -630,7 +644,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         majordomoWorkers.remove(worker)
         // What already failed to leave for it is no longer the core's to take back.
         undeliveredRequests.removeAll { $0.worker == worker }
-        return requestBatches.removeValue(forKey: worker)?.map(\.requestID) ?? []
+        return requestBatches.removeValue(forKey: worker)?.records.map(\.requestID) ?? []
     }
 
     /// Sends every worker the requests chosen for it; requests that cannot leave go back to the
@@ -647,7 +661,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func sendRequestBatch(to worker: WorkerID) {
-        guard let requests = requestBatches.removeValue(forKey: worker), !requests.isEmpty else { return }
+        guard let requests = requestBatches.removeValue(forKey: worker)?.records, !requests.isEmpty else { return }
         // Once a send to it failed in this batch, nothing more goes to it before the core has
         // taken the failed requests back: a later request of a session must not overtake them.
         guard !unreachableThisBatch.contains(worker) else {
@@ -655,22 +669,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         // An MDP/0.1 worker takes one request a message.
-        let limit = majordomoWorkers.contains(worker) ? 1 : Self.maxRecordsPerMessage
-        var start = 0
-        while start < requests.count {
-            // Within about `maxBatchBytes` a message (a request's input may be large).
-            var end = start, bytes = 0
-            while end < requests.count, end - start < limit, end == start || bytes + requests[end].input.count <= Self.maxBatchBytes {
-                bytes += requests[end].input.count
-                end += 1
-            }
-            let instruction: WorkerInstruction = end - start == 1 ? .request(requests[start]) : .requestBatch(Array(requests[start..<end]))
+        let maxRecords = majordomoWorkers.contains(worker) ? 1 : WireBatching.maxRecords
+        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: \.input.count) {
+            let instruction: WorkerInstruction = run.count == 1 ? .request(requests[run.lowerBound]) : .requestBatch(Array(requests[run]))
             guard transmit(instruction, to: worker) else {
                 unreachableThisBatch.insert(worker)
-                undeliveredRequests.append((worker, requests[start...].map(\.requestID)))
+                undeliveredRequests.append((worker, requests[run.lowerBound...].map(\.requestID)))
                 return
             }
-            start = end
         }
     }
 
@@ -741,13 +747,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         let kind = topic.first == UInt8(ascii: "S") ? 1 : 0
-        if eventRuns[kind].topic != topic || eventRuns[kind].events.count >= Self.maxRecordsPerMessage
-            || eventRuns[kind].bytes + outcome.byteCount > Self.maxBatchBytes {
+        if eventRunTopics[kind] != topic || eventRuns[kind].isFull(adding: outcome.byteCount) {
             sendEventRun(kind)
-            eventRuns[kind].topic = topic
+            eventRunTopics[kind] = topic
         }
-        eventRuns[kind].events.append(OutcomeEvent(sequences: sequences, outcome: outcome))
-        eventRuns[kind].bytes += outcome.byteCount
+        eventRuns[kind].append(OutcomeEvent(sequences: sequences, outcome: outcome), bytes: outcome.byteCount)
     }
 
     private func sendEventRuns() {
@@ -756,13 +760,12 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func sendEventRun(_ kind: Int) {
-        let run = eventRuns[kind]
-        guard !run.events.isEmpty else { return }
-        eventRuns[kind].events.removeAll(keepingCapacity: true)
-        eventRuns[kind].bytes = 0
-        deliver(run.events.count == 1
-            ? .event(topic: run.topic, sequences: run.events[0].sequences, outcome: run.events[0].outcome)
-            : .eventBatch(topic: run.topic, events: run.events))
+        guard !eventRuns[kind].records.isEmpty else { return }
+        let events = eventRuns[kind].take()
+        let topic = eventRunTopics[kind]
+        deliver(events.count == 1
+            ? .event(topic: topic, sequences: events[0].sequences, outcome: events[0].outcome)
+            : .eventBatch(topic: topic, events: events))
     }
 
     private func deliver(_ message: StreamMessage) {

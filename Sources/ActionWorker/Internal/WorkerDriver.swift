@@ -35,9 +35,6 @@ final class WorkerDriver: IOLoopDriver {
     private var outgoing = Multipart()
     /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
     private var finishedOutcomes: [WireOutcome] = []
-    /// The most outcomes one RESULT carries, and about the most bytes.
-    private static let maxRecordsPerMessage = 256
-    private static let maxBatchBytes = 256 * 1024
     private(set) var statistics = WorkerStatistics()
     /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
     /// coordinator that has forgotten this worker (restarted, or declared it dead) never
@@ -86,16 +83,8 @@ final class WorkerDriver: IOLoopDriver {
     /// Sends the outcomes finished this turn, as few RESULTs as fit the batch limits.
     private func sendFinishedOutcomes() {
         guard !finishedOutcomes.isEmpty else { return }
-        var start = 0
-        while start < finishedOutcomes.count {
-            var end = start, bytes = 0
-            while end < finishedOutcomes.count, end - start < Self.maxRecordsPerMessage,
-                  end == start || bytes + finishedOutcomes[end].byteCount <= Self.maxBatchBytes {
-                bytes += finishedOutcomes[end].byteCount
-                end += 1
-            }
-            send(end - start == 1 ? .result(finishedOutcomes[start]) : .resultBatch(Array(finishedOutcomes[start..<end])))
-            start = end
+        for run in WireBatching.runs(of: finishedOutcomes, size: \.byteCount) {
+            send(run.count == 1 ? .result(finishedOutcomes[run.lowerBound]) : .resultBatch(Array(finishedOutcomes[run])))
         }
         finishedOutcomes.removeAll(keepingCapacity: true)
     }
