@@ -44,7 +44,7 @@ public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
     /// Wraps a routing id.
     public init(_ routingID: [UInt8]) { self.routingID = routingID }
 
-    public var description: String { routingID.map { String($0, radix: 16) }.joined() }
+    public var description: String { HexText.of(routingID) }
 
     /// Hashes the bytes in one call, not one `combine` per byte: it is looked up several times
     /// per request.

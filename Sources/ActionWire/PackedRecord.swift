@@ -28,7 +28,7 @@ public struct PackedRecord: WireFrames {
             guard frame.endIndex - offset >= 4 else {
                 throw WireError(.truncated, "\(command) record ends inside a field length")
             }
-            let stated = UInt32(frame[offset]) << 24 | UInt32(frame[offset + 1]) << 16 | UInt32(frame[offset + 2]) << 8 | UInt32(frame[offset + 3])
+            let stated = frame.bigEndianInteger(at: offset - frame.startIndex, as: UInt32.self)
             let start = offset + 4
             guard let length = Int(exactly: stated), length <= frame.endIndex - start else {
                 throw WireError(.truncated, "\(command) record field \(count + 1) says \(stated) bytes; \(frame.endIndex - start) remain")

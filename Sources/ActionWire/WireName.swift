@@ -13,11 +13,8 @@ public enum WireName {
     public static func validate<Bytes: Collection<UInt8>>(
         _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits = WireLimits(), allowEmpty: Bool = false
     ) throws(WireError) -> String {
-        let isASCII = try check(bytes, field: field(), limits: limits, allowEmpty: allowEmpty)
-        if isASCII {
-            return bytes.withContiguousStorageIfAvailable { String(decoding: $0, as: UTF8.self) } ?? String(decoding: bytes, as: UTF8.self)
-        }
-        // Checked valid by `check`.
+        try check(bytes, field: field(), limits: limits, allowEmpty: allowEmpty)
+        // Valid UTF-8, as checked: nothing to repair.
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -32,11 +29,10 @@ public enum WireName {
         if let failure { throw failure }
     }
 
-    /// Checks `bytes` by the rule; returns whether they are all ASCII.
-    @discardableResult
+    /// Checks `bytes` by the rule.
     static func check<Bytes: Collection<UInt8>>(
         _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits, allowEmpty: Bool
-    ) throws(WireError) -> Bool {
+    ) throws(WireError) {
         guard bytes.count <= limits.maxNameBytes else {
             throw WireError(.oversize, "\(field()) has \(bytes.count) bytes, limit \(limits.maxNameBytes)")
         }
@@ -49,11 +45,10 @@ public enum WireName {
         guard !scan.hasControlCharacter else {
             throw WireError(.invalidField, "\(field()) contains a control character")
         }
-        if scan.isASCII { return true }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        // ASCII is valid UTF-8 as it stands; anything else is validated.
+        guard scan.isASCII || String(validating: bytes, as: UTF8.self) != nil else {
             throw WireError(.invalidUTF8, "\(field()) is not valid UTF-8")
         }
-        return false
     }
 
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (hasControlCharacter: Bool, isASCII: Bool) {

@@ -88,6 +88,28 @@ struct CoordinatorBatchTests {
         #expect(h.requestIDs(to: w1) == ["r1", "r2"])
     }
 
+    @Test(arguments: [false, true])
+    func aRequestThatNeverLeftIsNotCountedAsDeliveredWhenItsWorkerExpires(neverLeft: Bool) {
+        // One delivery allowed: a counted death would poison the request at once.
+        let h = CoordinatorHarness { $0.maxDeliveries = 1 }
+        h.ready(w1, credits: 5)
+        h.perform("r1")
+        #expect(h.requestIDs(to: w1) == ["r1"])
+        if neverLeft { h.outbox.unsent[w1] = ["r1"] }  // still in the driver's batch for w1
+        h.tick(at: .seconds(4))                         // w1 silent past its liveness
+        #expect(h.core.statistics.workers == 0)
+        if neverLeft {
+            #expect(h.outcome("r1") == nil)
+            #expect(!h.outbox.journaled.contains(.workerDied(requestID: "r1")))
+            #expect(h.core.statistics.queued == 1)
+            h.ready(w2, credits: 5, at: .seconds(4))
+            #expect(h.requestIDs(to: w2) == ["r1"])
+        } else {
+            // Sent, then its worker died: that delivery counts, and with it the limit is reached.
+            #expect(h.outcome("r1")?.failureCode == BusErrorCode.poisoned)
+        }
+    }
+
     @Test func requestsNotYetSentToAWorkerThatLeavesAreWithdrawn() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 5)

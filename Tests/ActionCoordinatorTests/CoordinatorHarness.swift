@@ -35,10 +35,12 @@ final class RecordingOutbox: CoordinatorOutbox {
 
     /// Workers whose unsent requests the core withdrew, in order.
     private(set) var withdrawn: [WorkerID] = []
+    /// Requests a test says are still waiting to go to a worker (as in the driver's batch).
+    var unsent: [WorkerID: [String]] = [:]
 
     func withdrawRequests(to worker: WorkerID) -> [String] {
         withdrawn.append(worker)
-        return []
+        return unsent.removeValue(forKey: worker) ?? []
     }
 }
 

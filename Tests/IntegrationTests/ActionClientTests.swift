@@ -8,6 +8,28 @@ import Testing
 /// The Swift client library against a bus of real processes.
 @Suite("ActionClient", .serialized, .timeLimit(.minutes(2)))
 struct ActionClientTests {
+    /// The first `count` outcomes of `stream`, or none if they do not all come within `timeout`
+    /// (the expectations then show what is missing instead of the test hanging).
+    static func first(_ count: Int, of stream: AsyncStream<StreamedOutcome>, within timeout: Duration = .seconds(30)) async -> [StreamedOutcome] {
+        await withTaskGroup(of: [StreamedOutcome]?.self) { group in
+            group.addTask {
+                var received: [StreamedOutcome] = []
+                for await event in stream {
+                    received.append(event)
+                    if received.count == count { break }
+                }
+                return received
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? []
+        }
+    }
+
     func makeClient(_ bus: BusFixture) throws -> ActionClient {
         var configuration = ActionClientConfiguration()
         configuration.coordinatorEndpoint = bus.clients
@@ -133,16 +155,8 @@ struct ActionClientTests {
             }
             try await group.waitForAll()
         }
-        var all: [StreamedOutcome] = []
-        for await event in everything {
-            all.append(event)
-            if all.count == count { break }
-        }
-        var inS: [StreamedOutcome] = []
-        for await event in sessionS {
-            inS.append(event)
-            if inS.count == count / 2 { break }
-        }
+        let all = await Self.first(count, of: everything)
+        let inS = await Self.first(count / 2, of: sessionS)
         #expect(all.map(\.sequence) == Array(1...UInt64(count)))
         #expect(all.allSatisfy { $0.missed == 0 })
         #expect(Set(all.map(\.outcome.requestID)).count == count)
@@ -161,11 +175,7 @@ struct ActionClientTests {
         for n in [10, 20] {
             _ = try await client.perform(action: "Math.fibonacci", input: Array(#"{"n":\#(n)}"#.utf8))
         }
-        var received: [StreamedOutcome] = []
-        for await event in stream {
-            received.append(event)
-            if received.count == 2 { break }
-        }
+        let received = await Self.first(2, of: stream)
         #expect(received.map(\.outcome.action) == ["Math.fibonacci", "Math.fibonacci"])
         #expect(received.map(\.sequence) == [1, 2])
         #expect(received.allSatisfy { $0.missed == 0 })

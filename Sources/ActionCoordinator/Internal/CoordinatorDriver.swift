@@ -360,10 +360,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// request when the frame names one.
     private func refuse(_ frame: ArraySlice<UInt8>, _ error: WireError, to client: ClientAddress) {
         core.recordMalformed(fromWorker: false)
-        let requestID = String(decoding: Self.firstField(of: frame).prefix(limits.maxNameBytes), as: UTF8.self)
+        // The id only when it is a name (cut to the limit): an ERROR carries nothing else.
+        let requestID = (try? WireName.validate(Self.firstField(of: frame).prefix(limits.maxNameBytes), field: "request id")) ?? ""
         let code = error.code == .unsupportedVersion ? BusErrorCode.unsupportedVersion : BusErrorCode.malformedRequest
-        let safeID = requestID.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? requestID : ""
-        send(.error(requestID: safeID, code: code, message: error.message), to: ClientAddress(routingID: client.routingID))
+        send(.error(requestID: requestID, code: code, message: error.message), to: ClientAddress(routingID: client.routingID))
     }
 
     /// The request id an answer to a malformed message names: the first field of a packed
@@ -375,18 +375,6 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     private var majordomoSequence: UInt64 = 0
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Lowercase hex of `bytes`, in one allocation.
-    static func hex(_ bytes: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[2 * index] = hexDigits[Int(byte >> 4)]
-                buffer[2 * index + 1] = hexDigits[Int(byte & 0xF)]
-            }
-            return bytes.count * 2
-        }
-    }
 
     private func handleMajordomo(routingID: [UInt8]) {
         let request: MajordomoRequest
@@ -503,7 +491,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// A routing id as text for names: hex, or `h` and a hash when long (a name has at most 255
     /// bytes).
     static func routingText(_ routingID: [UInt8]) -> String {
-        routingID.count <= 32 ? hex(routingID) : "h" + String(InputDigest.of(routingID), radix: 16)
+        routingID.count <= 32 ? HexText.of(routingID) : "h" + String(InputDigest.of(routingID), radix: 16)
     }
 
     private func readSubscriptions() {

@@ -312,7 +312,7 @@ final class WorkerDriver: IOLoopDriver {
             // Error codes are open-ended: one the wire's name rule refuses would cost the RESULT
             // it travels in (and the outcomes beside it), so it is named in the message instead.
             var code = error.code.rawValue
-            if (try? WireName.validate(Array(code.utf8), field: "error code")) == nil {
+            if (try? WireName.check(code, field: "error code")) == nil {
                 message = "(error code \(code.debugDescription.prefix(300)) is not a valid name) " + message
                 code = BusErrorCode.actionFailed
             }
