@@ -23,7 +23,10 @@ public final class CoordinatorCore {
     private let logger: Logger
 
     private var requests: [String: PendingRequest] = [:]
-    private var lanes: [Lane: Deque<String>] = [:]
+    private var lanes: [Lane: LaneQueue] = [:]
+    /// Emptied lane queues kept for reuse: a lane that fills and empties with every request
+    /// (one in flight per session, say) allocates nothing.
+    private var spareLaneQueues: [LaneQueue] = []
     /// Lanes holding queued requests, in the order they filled: each lane is either here or
     /// parked on the worker hosting its session (while that worker has no room for it).
     private var waiting: Deque<Lane> = []
@@ -37,7 +40,8 @@ public final class CoordinatorCore {
     private var staleEntries = 0
     private var deadlines: DeadlineWheel
     /// Accepted, unfinished requests per client connection, for the per-client share.
-    private var clientLoad: [RoutingKey: Int] = [:]
+    /// Connections with no unfinished request are forgotten by the once-a-second sweep.
+    private var clientShares: [RoutingKey: ClientShare] = [:]
     private var workers: [WorkerID: WorkerRecord] = [:]
     private var sessions: [String: SessionPin] = [:]
     private var lastSweep: ContinuousClock.Instant?
@@ -79,7 +83,7 @@ public final class CoordinatorCore {
         snapshot.running = requests.count - queuedCount
         snapshot.outcomesOwed = completed.owedCount
         snapshot.outcomesKept = completed.count
-        snapshot.clients = clientLoad.count
+        snapshot.clients = clientShares.values.count { $0.unfinished > 0 }
         snapshot.openStacks = stacks.openStackCount
         snapshot.trackedSessions = sessionActivity.count
         return snapshot
@@ -120,13 +124,13 @@ public final class CoordinatorCore {
             let request = recovered.request
             nextOrder += 1
             let pending = PendingRequest(
-                request: request, client: nil, order: nextOrder,
+                request: request, client: nil, share: nil, order: nextOrder,
                 deadline: now + .milliseconds(Int64((recovered.deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
             )
             pending.recovered = true
             pending.deliveries = recovered.workerDeaths
             requests[request.requestID] = pending
-            deadlines.insert(request.requestID, at: pending.deadline)
+            deadlines.insert(pending, at: pending.deadline)
             enqueue(pending, atHead: false)
         }
         counters.recovered += recovery.unfinished.count
@@ -192,8 +196,7 @@ public final class CoordinatorCore {
     }
 
     private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) {
-        if let outcome = completed[request.requestID] {
-            let origin = completed.origin(of: request.requestID)
+        if let (outcome, origin) = completed.lookup(request.requestID) {
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return
@@ -226,7 +229,14 @@ public final class CoordinatorCore {
             refuseOverloaded(request, from: client, "the coordinator holds \(requests.count) unfinished requests (limit \(configuration.maxQueued)); retry later")
             return
         }
-        let load = clientLoad[RoutingKey(client.routingID), default: 0]
+        let share: ClientShare
+        if let known = clientShares[RoutingKey(client.routingID)] {
+            share = known
+        } else {
+            share = ClientShare()
+            clientShares[RoutingKey(client.routingID)] = share
+        }
+        let load = share.unfinished
         guard load < configuration.maxQueuedPerClient else {
             refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
             return
@@ -235,15 +245,17 @@ public final class CoordinatorCore {
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
         let timeout = min(asked, configuration.maxTimeout)
         nextOrder += 1
-        let pending = PendingRequest(request: request, client: client, order: nextOrder, deadline: now + timeout)
+        let pending = PendingRequest(request: request, client: client, share: share, order: nextOrder, deadline: now + timeout)
         requests[request.requestID] = pending
-        clientLoad[RoutingKey(client.routingID)] = load + 1
-        deadlines.insert(request.requestID, at: pending.deadline)
-        if !isServed(request.action) {
+        share.unfinished += 1
+        if isServed(request.action) {
+            deadlines.insert(pending, at: pending.deadline)
+        } else {
             // Fail fast when nobody serves it (a typo, a missing worker), after a short grace for
-            // a worker that is just starting, and after a restart for the workers to come back.
+            // a worker that is just starting, and after a restart for the workers to come back;
+            // a check finding it served puts it back at its deadline.
             let check = max(now + configuration.noWorkerGrace, startedAt + configuration.noWorkerGrace + restartGrace)
-            deadlines.insert(request.requestID, at: min(pending.deadline, check))
+            deadlines.insert(pending, at: min(pending.deadline, check))
         }
         enqueue(pending, atHead: false)
         counters.accepted += 1
@@ -336,20 +348,21 @@ public final class CoordinatorCore {
             worker.isUnreachable = false
             freeCredits += worker.freeCredits
         }
-        handle(message, from: id, now: now)
+        handle(message, from: worker, now: now)
         // Work follows once the message is handled: it may be a DISCONNECT or a DRAINING.
         if returning { dispatch(now: now) }
     }
 
-    private func handle(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
+    private func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {
+        let id = worker.id
         switch message {
         case .ready:
             break
         case .result(let outcome):
-            result(outcome, from: id, now: now)
+            result(outcome, from: worker, now: now)
         case .resultBatch(let outcomes):
             // Credits return and outcomes go out first; then their work goes out in one pass.
-            for outcome in outcomes { result(outcome, from: id, now: now, dispatching: false) }
+            for outcome in outcomes { result(outcome, from: worker, now: now, dispatching: false) }
             dispatch(now: now)
         case .heartbeat:
             break
@@ -357,7 +370,7 @@ public final class CoordinatorCore {
             logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
             removeWorker(id, countingDelivery: false, now: now)
         case .draining:
-            guard let worker = workers[id], !worker.isDraining else { break }
+            guard !worker.isDraining else { break }
             logger.info("worker draining", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
             // Its free credits leave the pool; its sessions wait for it to finish, then move.
             freeCredits -= worker.freeCredits
@@ -425,15 +438,16 @@ public final class CoordinatorCore {
         dispatch(now: now)
     }
 
-    private func result(_ outcome: WireOutcome, from id: WorkerID, now: ContinuousClock.Instant, dispatching: Bool = true) {
-        guard let worker = workers[id], worker.inFlight.remove(outcome.requestID) != nil else {
+    private func result(_ outcome: WireOutcome, from worker: WorkerRecord, now: ContinuousClock.Instant, dispatching: Bool = true) {
+        let id = worker.id
+        guard worker.inFlight.remove(outcome.requestID) != nil else {
             if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
             return
         }
         if !worker.isDraining { freeCredits += 1 }
         if !outcome.session.isEmpty, let pin = sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
-        if let pending = requests[outcome.requestID], pending.placement == .running(on: id) {
-            finish(outcome.requestID, with: outcome, now: now)
+        if let index = requests.index(forKey: outcome.requestID), requests.values[index].placement == .running(on: id) {
+            complete(requests.remove(at: index).value, with: outcome, now: now)
         } else {
             // Cancelled or timed out while it ran: the client already has its answer.
             counters.lateResultsDiscarded += 1
@@ -520,6 +534,9 @@ public final class CoordinatorCore {
         if let last = lastSweep, now - last < .seconds(1) { return }
         lastSweep = now
         forgetIdleSessions(now: now)
+        if clientShares.values.contains(where: { $0.unfinished == 0 }) {
+            clientShares = clientShares.filter { $0.value.unfinished > 0 }
+        }
         closeIdleStacks(now: now)
         completed.expireOwed(now: now)
     }
@@ -562,19 +579,19 @@ public final class CoordinatorCore {
     }
 
     private func expireDeadlines(now: ContinuousClock.Instant) {
-        var expired: [(String, PendingRequest)] = []
-        for requestID in deadlines.removeDue(now: now) {
-            guard let pending = requests[requestID] else { continue }
+        var expired: [PendingRequest] = []
+        for pending in deadlines.removeDue(now: now) where !pending.isFinished {
+            let requestID = pending.request.requestID
             switch pending.placement {
             case .queued where now >= pending.deadline:
-                expired.append((requestID, pending))
+                expired.append(pending)
             case .queued:
                 // The early check of a request no registered worker served when it came; one
                 // that has been delivered since was served, and waits for its deadline.
                 if pending.deliveries > 0 || isServed(pending.request.action) {
-                    deadlines.insert(requestID, at: pending.deadline)
+                    deadlines.insert(pending, at: pending.deadline)
                 } else {
-                    expired.append((requestID, pending))
+                    expired.append(pending)
                 }
             case .running(let worker) where now >= pending.deadline + configuration.deadlineGrace:
                 // The worker's own timeout fired long ago, so it runs nothing for this request
@@ -584,17 +601,17 @@ public final class CoordinatorCore {
                    workers[worker]?.isUnreachable == false {
                     freeCredits += 1
                 }
-                expired.append((requestID, pending))
+                expired.append(pending)
             case .running:
                 // The worker normally answers `timedOut` itself; give it the grace.
-                deadlines.insert(requestID, at: max(pending.deadline + configuration.deadlineGrace, now))
+                deadlines.insert(pending, at: max(pending.deadline + configuration.deadlineGrace, now))
             }
         }
         guard !expired.isEmpty else { return }
         let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions))
         var suggestions: [String: String?] = [:]
-        for (requestID, pending) in expired.sorted(by: { $0.1.order < $1.1.order }) {
-            finish(requestID, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
+        for pending in expired.sorted(by: { $0.order < $1.order }) {
+            finish(pending.request.requestID, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
         }
         // A removed request may have been holding back later requests of its session.
         dispatch(now: now)
@@ -630,13 +647,17 @@ public final class CoordinatorCore {
     private func enqueue(_ pending: PendingRequest, atHead: Bool) {
         let lane = Lane(pending.request)
         queuedCount += 1
-        if lanes[lane] == nil {
-            lanes[lane] = [pending.request.requestID]
+        if let queue = lanes[lane] {
+            if atHead { queue.requests.prepend(pending) } else { queue.requests.append(pending) }
+            // Past a small size its storage is not worth keeping as a spare.
+            if queue.requests.count == 64 { queue.isLarge = true }
+        } else if let spare = spareLaneQueues.popLast() {
+            spare.requests.append(pending)
+            lanes[lane] = spare
             if atHead { waiting.prepend(lane) } else { waiting.append(lane) }
-        } else if atHead {
-            lanes[lane]!.prepend(pending.request.requestID)
         } else {
-            lanes[lane]!.append(pending.request.requestID)
+            lanes[lane] = LaneQueue(pending)
+            if atHead { waiting.prepend(lane) } else { waiting.append(lane) }
         }
     }
 
@@ -650,9 +671,9 @@ public final class CoordinatorCore {
     }
 
     private func dropStaleEntries() {
-        for lane in Array(lanes.keys) {
-            lanes[lane]!.removeAll { requests[$0]?.placement != .queued }
-            if lanes[lane]!.isEmpty { lanes[lane] = nil }
+        for (lane, queue) in lanes {
+            queue.requests.removeAll { $0.isFinished || $0.placement != .queued }
+            if queue.requests.isEmpty { lanes[lane] = nil }
         }
         waiting.removeAll { lanes[$0] == nil }
         for host in Array(parked.keys) {
@@ -674,7 +695,10 @@ public final class CoordinatorCore {
         while freeCredits > 0, let lane = waiting.popFirst() {
             switch dispatchLane(lane, now: now) {
             case .emptied:
-                lanes[lane] = nil
+                // Only a small one is kept: a spare must not hold on to a big burst's storage.
+                if let queue = lanes.removeValue(forKey: lane), !queue.isLarge, spareLaneQueues.count < 64 {
+                    spareLaneQueues.append(queue)
+                }
             case .blocked(let host?):
                 parked[host, default: []].append(lane)
             case .blocked(nil):
@@ -698,19 +722,20 @@ public final class CoordinatorCore {
     private enum LaneProgress { case emptied, blocked(host: WorkerID?) }
 
     private func dispatchLane(_ lane: Lane, now: ContinuousClock.Instant) -> LaneProgress {
-        while let requestID = lanes[lane]?.first {
-            guard let pending = requests[requestID], pending.placement == .queued else {
-                lanes[lane]!.removeFirst()
+        guard let queue = lanes[lane] else { return .emptied }
+        while let pending = queue.requests.first {
+            guard !pending.isFinished, pending.placement == .queued else {
+                queue.requests.removeFirst()
                 staleEntries = max(0, staleEntries - 1)
                 continue
             }
-            let worker: WorkerID
+            let worker: WorkerRecord
             switch chooseWorker(for: pending.request, now: now) {
             case .worker(let chosen): worker = chosen
             case .waitForHost(let host): return .blocked(host: host)
             case .waitForAny: return .blocked(host: nil)
             }
-            lanes[lane]!.removeFirst()
+            queue.requests.removeFirst()
             queuedCount -= 1
             // A send that failed put the request back at the head of its lane and took the
             // worker out of the pool: the next turn of the loop chooses again.
@@ -721,7 +746,7 @@ public final class CoordinatorCore {
 
     /// Where a queued request can go now, or what it waits for.
     private enum WorkerChoice {
-        case worker(WorkerID)
+        case worker(WorkerRecord)
         /// Its session's host: for a credit there, or for what the session still runs there.
         case waitForHost(WorkerID)
         /// Any worker serving its action with a free credit.
@@ -736,16 +761,36 @@ public final class CoordinatorCore {
     private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerChoice {
         if !request.session.isEmpty, let host = sessions[request.session]?.worker, let worker = workers[host] {
             if worker.actions.contains(request.action) {
-                return worker.freeCredits > 0 && !worker.inFlight.contains(request.requestID) ? .worker(host) : .waitForHost(host)
+                return worker.freeCredits > 0 && !worker.inFlight.contains(request.requestID) ? .worker(worker) : .waitForHost(host)
             }
             // The host does not serve this action: the session moves, but only once what it
             // runs there has finished, so its requests still complete in order.
             if runs(request.session, on: worker) { return .waitForHost(host) }
         }
-        var best: WorkerRecord?
+        var best = leastLoadedWorker(for: request.action, excluding: nil)
         // Not to a worker still holding an abandoned run of the same id: one credit, one id.
-        for worker in workers.values
-        where worker.freeCredits > 0 && worker.actions.contains(request.action) && !worker.inFlight.contains(request.requestID) {
+        // Rare, so checked on the choice rather than on every candidate.
+        if let chosen = best, chosen.inFlight.contains(request.requestID) {
+            best = leastLoadedWorker(for: request.action, excluding: request.requestID)
+        }
+        guard let chosenWorker = best else { return .waitForAny }
+        let chosen = chosenWorker.id
+        if !request.session.isEmpty {
+            if let previous = sessions[request.session]?.worker, previous != chosen {
+                workers[previous]?.sessions.remove(request.session)
+            }
+            sessions[request.session] = SessionPin(worker: chosen, lastUsed: now)
+            chosenWorker.sessions.insert(request.session)
+        }
+        return .worker(chosenWorker)
+    }
+
+    /// The worker serving `action` with a free credit and the fewest requests in flight (on a
+    /// tie, the most room), leaving out those still holding a run of `requestID`.
+    private func leastLoadedWorker(for action: String, excluding requestID: String?) -> WorkerRecord? {
+        var best: WorkerRecord?
+        for worker in workers.values where worker.freeCredits > 0 && worker.actions.contains(action) {
+            if let requestID, worker.inFlight.contains(requestID) { continue }
             if let current = best {
                 // Least loaded first; on a tie, the one with more room.
                 if worker.inFlight.count < current.inFlight.count
@@ -756,35 +801,27 @@ public final class CoordinatorCore {
                 best = worker
             }
         }
-        guard let chosen = best?.id else { return .waitForAny }
-        if !request.session.isEmpty {
-            if let previous = sessions[request.session]?.worker, previous != chosen {
-                workers[previous]?.sessions.remove(request.session)
-            }
-            sessions[request.session] = SessionPin(worker: chosen, lastUsed: now)
-            workers[chosen]?.sessions.insert(request.session)
-        }
-        return .worker(chosen)
+        return best
     }
 
     /// Sends a queued request to `worker`; when the worker cannot be reached, the request goes
     /// back to the head of its lane, uncounted, and the worker is taken out of the pool.
-    private func send(_ pending: PendingRequest, to worker: WorkerID, now: ContinuousClock.Instant) {
+    private func send(_ pending: PendingRequest, to worker: WorkerRecord, now: ContinuousClock.Instant) {
         let requestID = pending.request.requestID
-        pending.placement = .running(on: worker)
+        pending.placement = .running(on: worker.id)
         pending.deliveries += 1
         if !pending.request.session.isEmpty { sessions[pending.request.session]?.lastUsed = now }
-        workers[worker]?.inFlight.insert(requestID)
+        worker.inFlight.insert(requestID)
         freeCredits -= 1
         var request = pending.request
         request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(pending.deadline - now)
-        guard !outbox.send(.request(request), to: worker) else { return }
-        workers[worker]?.inFlight.remove(requestID)
+        guard !outbox.send(.request(request), to: worker.id) else { return }
+        worker.inFlight.remove(requestID)
         freeCredits += 1
         pending.placement = .queued
         pending.deliveries -= 1
         enqueue(pending, atHead: true)
-        markUnreachable(worker)
+        markUnreachable(worker.id)
     }
 
     /// Requests the driver could not send to `worker` (their message found the connection gone):
@@ -814,12 +851,15 @@ public final class CoordinatorCore {
 
     private func finish(_ requestID: String, with outcome: WireOutcome, now: ContinuousClock.Instant) {
         guard let pending = requests.removeValue(forKey: requestID) else { return }
+        complete(pending, with: outcome, now: now)
+    }
+
+    /// Answers a request already taken out of the table.
+    private func complete(_ pending: PendingRequest, with outcome: WireOutcome, now: ContinuousClock.Instant) {
+        pending.isFinished = true
         if pending.placement == .queued { leaveQueue() }
-        deadlines.remove(requestID, at: pending.deadline)
-        if let owner = pending.owner {
-            let load = clientLoad[owner, default: 1] - 1
-            clientLoad[owner] = load > 0 ? load : nil
-        }
+        deadlines.remove(pending)
+        pending.share?.unfinished -= 1
         // Owed until its client has it (ACK). A Majordomo request's outcome is not kept at all:
         // MDP has no request identity (each request gets a new id), so no one can ask for it again.
         if pending.firstSender.map({ $0.protocol == .actionBus }) ?? true {

@@ -8,7 +8,9 @@ public enum WireBatching {
     public static let maxBytes = 256 * 1024
 
     /// `records` split into consecutive runs, one message each, within the limits; `size` is a
-    /// record's variable payload in bytes.
+    /// record's variable payload in bytes. Inlinable, so each sender gets a specialised copy
+    /// rather than a generic one that looks up metadata per record.
+    @inlinable
     public static func runs<Records: RandomAccessCollection>(
         of records: Records, maxRecords: Int = maxRecords, size: (Records.Element) -> Int
     ) -> [Range<Records.Index>] {
@@ -28,6 +30,7 @@ public enum WireBatching {
     }
 
     /// Whether a run of `count` records of `bytes` bytes is full before `next` more bytes.
+    @inlinable
     public static func isFull(count: Int, bytes: Int, adding next: Int) -> Bool {
         count >= maxRecords || (count > 0 && bytes + next > maxBytes)
     }

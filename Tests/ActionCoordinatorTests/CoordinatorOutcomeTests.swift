@@ -1,4 +1,5 @@
 import ActionCoordinator
+import ActionJournal
 import ActionWire
 import Foundation
 import Testing
@@ -146,6 +147,29 @@ struct CoordinatorOutcomeTests {
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3"])
         h.perform("r1")
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r1"])
+    }
+
+    @Test func anOutcomeRecoveredTwiceIsKeptOnceAndEvictedInItsTurn() {
+        let h = CoordinatorHarness { $0.completedRetention = 2 }
+        func finished(_ id: String) -> WireOutcome {
+            WireOutcome(requestID: id, action: CoordinatorHarness.echo, session: "", worker: "w", closeActionStack: false,
+                        result: .success(contentType: WireRequest.json, output: Array("{}".utf8)))
+        }
+        var recovery = JournalRecovery()
+        // A journal compacted while a record was in flight can hold an outcome twice.
+        recovery.finished = [finished("a"), finished("a"), finished("b")]
+        h.core.restore(recovery, now: h.at(.zero))
+        #expect(h.core.statistics.outcomesKept == 2)
+        h.ready(w1)
+        h.complete(h.perform("c"), on: w1)
+        h.send(.acknowledge(requestIDs: ["c"]))
+        // a was the oldest: evicted, so it runs again; b and c are still answered from the table.
+        #expect(h.core.statistics.outcomesKept == 2)
+        h.perform("b")
+        h.perform("c")
+        #expect(h.requestIDs(to: w1) == ["c"])
+        h.perform("a")
+        #expect(h.requestIDs(to: w1) == ["c", "a"])
     }
 
     @Test func anUnacknowledgedOutcomeIsKeptUntilItsClientStopsWaiting() {

@@ -8,79 +8,138 @@ import DequeModule
 /// resend of a finished request always finds it and never runs the action again. After that,
 /// outcomes are *recent*: kept for late duplicates and idempotency keys, oldest evicted first,
 /// bounded both in number and in bytes (outputs can be up to the message limit each).
+///
+/// One table holds both kinds: a request's outcome is looked up, kept, acknowledged and evicted
+/// with one hash of its id each, and the entry changes from owed to recent in place.
 struct CompletedOutcomes {
+    private final class Entry {
+        let outcome: WireOutcome
+        /// Where the request came from, when known (not for outcomes recovered from the
+        /// journal): to tell a resend from a reuse of the id, and the owner from anyone else.
+        let origin: OutcomeOrigin?
+        /// Until when its client may still be waiting for it; `nil` once it is recent.
+        var owedUntil: ContinuousClock.Instant?
+        let size: Int
+        /// Which of `order`'s entries for its id is its own, once it is recent.
+        var recentSerial: UInt64 = 0
+
+        init(outcome: WireOutcome, origin: OutcomeOrigin?, owedUntil: ContinuousClock.Instant?) {
+            self.outcome = outcome
+            self.origin = origin
+            self.owedUntil = owedUntil
+            self.size = CompletedOutcomes.size(of: outcome)
+        }
+    }
+
     let capacity: Int
     let byteCapacity: Int
-    /// Usually few: an acknowledgement follows each outcome within milliseconds.
-    private var owed: [String: (outcome: WireOutcome, until: ContinuousClock.Instant, origin: OutcomeOrigin?)] = [:]
-    private var outcomes: [String: WireOutcome] = [:]
-    /// Where the kept outcomes' requests came from, where known (not for outcomes recovered from
-    /// the journal): to tell a resend from a reuse of the id, and the owner from anyone else.
-    private var origins: [String: OutcomeOrigin] = [:]
-    private var order: Deque<String> = []
+    private var entries: [String: Entry] = [:]
+    /// The recent outcomes' ids, oldest first, each with its entry's serial: an id kept again
+    /// since (a restart reading it twice) leaves a stale place here, skipped by eviction.
+    private var order: Deque<(id: String, serial: UInt64)> = []
+    private var nextSerial: UInt64 = 0
+    private var recentCount = 0
+    /// Bytes of the recent outcomes.
     private(set) var bytes = 0
     private var owedBytes = 0
+    /// Outcomes kept until their clients acknowledge them.
+    private(set) var owedCount = 0
 
     init(capacity: Int, byteCapacity: Int = .max) {
         self.capacity = max(0, capacity)
         self.byteCapacity = max(0, byteCapacity)
     }
 
-    subscript(requestID: String) -> WireOutcome? { owed[requestID]?.outcome ?? outcomes[requestID] }
+    subscript(requestID: String) -> WireOutcome? { entries[requestID]?.outcome }
+
+    /// The outcome kept for `requestID` and where its request came from, when known.
+    func lookup(_ requestID: String) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
+        entries[requestID].map { ($0.outcome, $0.origin) }
+    }
 
     /// Where the request `requestID` answered came from, when known.
-    func origin(of requestID: String) -> OutcomeOrigin? { owed[requestID]?.origin ?? origins[requestID] }
+    func origin(of requestID: String) -> OutcomeOrigin? { entries[requestID]?.origin }
 
     /// The outcomes kept: the recent ones oldest first, then the owed ones. A restart takes them
     /// back in this order as recent ones, so its bounds evict recent outcomes before any that a
     /// client may still be waiting for.
-    var oldestFirst: [WireOutcome] { order.compactMap { outcomes[$0] } + owed.values.map(\.outcome) }
+    var oldestFirst: [WireOutcome] {
+        order.compactMap { place in
+            entries[place.id].flatMap { $0.owedUntil == nil && $0.recentSerial == place.serial ? $0.outcome : nil }
+        }
+            + entries.values.filter { $0.owedUntil != nil }.map(\.outcome)
+    }
 
-    var count: Int { owed.count + outcomes.count }
-
-    /// Outcomes kept until their clients acknowledge them.
-    var owedCount: Int { owed.count }
+    var count: Int { entries.count }
 
     /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
     /// recent otherwise.
     mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil) {
+        if let replaced = entries.removeValue(forKey: outcome.requestID) { forget(replaced) }
+        let entry = Entry(outcome: outcome, origin: origin, owedUntil: owedUntil)
         // Owed outcomes are bounded too, by the same byte budget: past it (clients that never
         // acknowledge, huge outputs) a new outcome is only recent.
-        if let owedUntil, owedBytes + Self.size(of: outcome) <= byteCapacity {
-            owed[outcome.requestID] = (outcome, owedUntil, origin)
-            owedBytes += Self.size(of: outcome)
+        if owedUntil != nil, owedBytes + entry.size <= byteCapacity {
+            entries[outcome.requestID] = entry
+            owedBytes += entry.size
+            owedCount += 1
         } else {
-            keepRecent(outcome, origin: origin)
+            entry.owedUntil = nil
+            keepRecent(entry, id: outcome.requestID)
         }
     }
 
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        guard let entry = owed.removeValue(forKey: requestID) else { return }
-        owedBytes -= Self.size(of: entry.outcome)
-        if keep { keepRecent(entry.outcome, origin: entry.origin) }
+        guard let entry = entries[requestID], entry.owedUntil != nil else { return }
+        forget(entry)
+        entry.owedUntil = nil
+        if keep {
+            keepRecent(entry, id: requestID)
+        } else {
+            entries[requestID] = nil
+        }
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (call it now and then: it
-    /// looks at every owed outcome).
+    /// looks at every outcome kept, unless none is owed).
     mutating func expireOwed(now: ContinuousClock.Instant) {
-        for (requestID, entry) in owed where entry.until <= now { acknowledge(requestID) }
+        guard owedCount > 0 else { return }
+        let expired = entries.compactMap { id, entry in entry.owedUntil.map { $0 <= now } == true ? id : nil }
+        for requestID in expired { acknowledge(requestID) }
     }
 
-    private mutating func keepRecent(_ outcome: WireOutcome, origin: OutcomeOrigin?) {
-        guard capacity > 0 else { return }
-        origins[outcome.requestID] = origin
-        if let replaced = outcomes.updateValue(outcome, forKey: outcome.requestID) {
-            bytes -= Self.size(of: replaced)
+    /// Takes an entry's share out of the totals (its place in `order`, if any, is skipped when
+    /// eviction reaches it).
+    private mutating func forget(_ entry: Entry) {
+        if entry.owedUntil != nil {
+            owedBytes -= entry.size
+            owedCount -= 1
         } else {
-            order.append(outcome.requestID)
+            bytes -= entry.size
+            recentCount -= 1
+            entry.recentSerial = 0
         }
-        bytes += Self.size(of: outcome)
+    }
+
+    /// Keeps `entry` (no longer owed) as recent, evicting the oldest recent ones past the bounds.
+    private mutating func keepRecent(_ entry: Entry, id: String) {
+        guard capacity > 0 else {
+            entries[id] = nil
+            return
+        }
+        nextSerial += 1
+        entry.recentSerial = nextSerial
+        entries[id] = entry
+        order.append((id, nextSerial))
+        bytes += entry.size
+        recentCount += 1
         // Owed outcomes count against the byte budget too: together they stay within it.
-        while order.count > capacity || (bytes + owedBytes > byteCapacity && order.count > 1), let oldest = order.popFirst() {
-            if let evicted = outcomes.removeValue(forKey: oldest) { bytes -= Self.size(of: evicted) }
-            origins[oldest] = nil
+        while recentCount > capacity || (bytes + owedBytes > byteCapacity && recentCount > 1), let oldest = order.popFirst() {
+            guard let evicted = entries[oldest.id], evicted.owedUntil == nil, evicted.recentSerial == oldest.serial else { continue }
+            entries[oldest.id] = nil
+            forget(evicted)
         }
     }
 

@@ -658,7 +658,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
         // An MDP/0.1 worker takes one request a message.
         let maxRecords = majordomoWorkers.contains(worker) ? 1 : WireBatching.maxRecords
-        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: \.input.count) {
+        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.input.count }) {
             let instruction: WorkerInstruction = run.count == 1 ? .request(requests[run.lowerBound]) : .requestBatch(Array(requests[run]))
             guard transmit(instruction, to: worker) else {
                 unreachableThisBatch.insert(worker)

@@ -1,16 +1,20 @@
 import HeapModule
 
 /// Request deadlines in buckets of `granularity`, earliest bucket first: inserting and removing
-/// a deadline is a set operation, and finding what is due never looks at what is not.
+/// a deadline is an array operation on the request's own bucket (no hashing), and finding what
+/// is due never looks at what is not.
 ///
 /// A deadline fires at most one granularity late, never early. Finished requests are removed
-/// at once, so the wheel holds only what is live.
+/// at once, so the wheel holds only what is live. A request is in at most one bucket: it
+/// remembers which, and where in it.
 struct DeadlineWheel {
-    /// A bucket's requests. A class: changing a set inside a dictionary goes through the
-    /// dictionary's `modify` accessor, whose coroutine frames were heap-allocated (three
-    /// allocations per removal); a reference is changed in place.
-    private final class Bucket {
-        var requestIDs: Set<String> = []
+    /// The requests due in one granularity. A class, so that a request can point at it and
+    /// leave it without a dictionary lookup.
+    final class Bucket {
+        fileprivate let time: Int64
+        fileprivate var requests: [PendingRequest] = []
+
+        fileprivate init(time: Int64) { self.time = time }
     }
 
     let granularity: Duration
@@ -25,39 +29,56 @@ struct DeadlineWheel {
         self.granularity = granularity
     }
 
-    private func bucket(of deadline: ContinuousClock.Instant) -> Int64 {
+    private func bucketTime(of deadline: ContinuousClock.Instant) -> Int64 {
         Int64(((deadline - origin) / granularity).rounded(.up))
     }
 
-    mutating func insert(_ requestID: String, at deadline: ContinuousClock.Instant) {
-        let key = bucket(of: deadline)
-        if let bucket = buckets[key] {
-            guard bucket.requestIDs.insert(requestID).inserted else { return }
-        } else {
-            let bucket = Bucket()
-            bucket.requestIDs.insert(requestID)
-            buckets[key] = bucket
-            bucketTimes.insert(key)
+    /// Puts `request` in the bucket of `deadline`, taking it out of any bucket it was in.
+    mutating func insert(_ request: PendingRequest, at deadline: ContinuousClock.Instant) {
+        let time = bucketTime(of: deadline)
+        if let current = request.wheelBucket {
+            if current.time == time { return }
+            remove(request)
         }
+        let bucket: Bucket
+        if let existing = buckets[time] {
+            bucket = existing
+        } else {
+            bucket = Bucket(time: time)
+            buckets[time] = bucket
+            bucketTimes.insert(time)
+        }
+        request.wheelBucket = bucket
+        request.wheelIndex = bucket.requests.count
+        bucket.requests.append(request)
         count += 1
     }
 
-    mutating func remove(_ requestID: String, at deadline: ContinuousClock.Instant) {
-        guard let bucket = buckets[bucket(of: deadline)], bucket.requestIDs.remove(requestID) != nil else { return }
+    /// Takes `request` out of its bucket, if it is in one.
+    mutating func remove(_ request: PendingRequest) {
+        guard let bucket = request.wheelBucket else { return }
+        let index = request.wheelIndex
+        let last = bucket.requests.removeLast()
+        if last !== request {
+            bucket.requests[index] = last
+            last.wheelIndex = index
+        }
+        request.wheelBucket = nil
         count -= 1
         // An emptied bucket gives its storage back; the bucket itself goes when it is due.
-        if bucket.requestIDs.isEmpty { bucket.requestIDs = [] }
+        if bucket.requests.isEmpty { bucket.requests = [] }
     }
 
     /// Takes out every request whose deadline has passed.
-    mutating func removeDue(now: ContinuousClock.Instant) -> [String] {
+    mutating func removeDue(now: ContinuousClock.Instant) -> [PendingRequest] {
         let due = Int64(((now - origin) / granularity).rounded(.down))
-        var expired: [String] = []
+        var expired: [PendingRequest] = []
         while let earliest = bucketTimes.min, earliest <= due {
             bucketTimes.removeMin()
             if let bucket = buckets.removeValue(forKey: earliest) {
-                expired.append(contentsOf: bucket.requestIDs)
-                count -= bucket.requestIDs.count
+                for request in bucket.requests { request.wheelBucket = nil }
+                expired.append(contentsOf: bucket.requests)
+                count -= bucket.requests.count
             }
         }
         return expired

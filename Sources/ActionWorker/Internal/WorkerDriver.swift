@@ -83,7 +83,7 @@ final class WorkerDriver: IOLoopDriver {
     /// Sends the outcomes finished this turn, as few RESULTs as fit the batch limits.
     private func sendFinishedOutcomes() {
         guard !finishedOutcomes.isEmpty else { return }
-        for run in WireBatching.runs(of: finishedOutcomes, size: \.byteCount) {
+        for run in WireBatching.runs(of: finishedOutcomes, size: { $0.byteCount }) {
             send(run.count == 1 ? .result(finishedOutcomes[run.lowerBound]) : .resultBatch(Array(finishedOutcomes[run])))
         }
         finishedOutcomes.removeAll(keepingCapacity: true)
