@@ -114,7 +114,9 @@ extension ActionSession {
     ) {
         let input: A.Input
         do {
-            input = try JSONCoders.decoder.decode(A.Input.self, from: jsonInput.isEmpty ? Data("{}".utf8) : jsonInput)
+            let json = jsonInput.isEmpty ? Data("{}".utf8) : jsonInput
+            // Foundation decides whatever the fast decoder is not sure of, errors included.
+            input = try FastJSONDecoder.decode(A.Input.self, from: json) ?? JSONCoders.decoder.decode(A.Input.self, from: json)
         } catch {
             let failure = ActionError(code: .invalidInput, message: "Invalid input for \(binding.fullName): \(error)")
             earlyTarget.run { completion(.failure(failure)) }

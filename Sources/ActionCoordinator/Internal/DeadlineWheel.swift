@@ -49,7 +49,7 @@ struct DeadlineWheel {
             bucketTimes.insert(time)
         }
         request.wheelBucket = bucket
-        request.wheelIndex = bucket.requests.count
+        request.wheelIndex = Int32(bucket.requests.count)
         bucket.requests.append(request)
         count += 1
     }
@@ -57,11 +57,11 @@ struct DeadlineWheel {
     /// Takes `request` out of its bucket, if it is in one.
     mutating func remove(_ request: PendingRequest) {
         guard let bucket = request.wheelBucket else { return }
-        let index = request.wheelIndex
+        let index = Int(request.wheelIndex)
         let last = bucket.requests.removeLast()
         if last !== request {
             bucket.requests[index] = last
-            last.wheelIndex = index
+            last.wheelIndex = Int32(index)
         }
         request.wheelBucket = nil
         count -= 1

@@ -11,9 +11,15 @@ final class PendingRequest {
     }
 
     let request: WireRequest
-    /// The client to answer; updated when a retry arrives from a new connection. `nil` for a
-    /// request recovered from the journal until its client sends it again.
-    var client: ClientAddress?
+    /// The client to answer: its first sender, until a retry arrives from another connection.
+    /// `nil` for a request recovered from the journal until its client sends it again.
+    var client: ClientAddress? {
+        get { movedClient?.address ?? firstSender }
+        set { movedClient = newValue == firstSender ? nil : newValue.map(MovedClient.init) }
+    }
+    /// Where a retry from another connection moved the answer to. Rare, so kept out of line:
+    /// an address inline costs every queued request about 50 bytes.
+    private var movedClient: MovedClient?
     /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
     /// may cancel it or take its outcome. `nil` for a request recovered from the journal.
     let firstSender: ClientAddress?
@@ -24,22 +30,28 @@ final class PendingRequest {
     /// among themselves in the order they were accepted.
     let order: UInt64
     let deadline: ContinuousClock.Instant
+    // The small fields sit together after the placement, so that a million queued requests
+    // do not each pay for padding.
     var placement: Placement = .queued
-    var deliveries = 0
     /// Recovered from the journal after a restart: a worker may still be running it from before.
     var recovered = false
     /// Answered and out of the table: a lane entry still pointing at it is stale.
     var isFinished = false
     /// Where its deadline sits in the ``DeadlineWheel``: the wheel's own bookkeeping.
+    var wheelIndex: Int32 = 0
+    var deliveries = 0
     var wheelBucket: DeadlineWheel.Bucket?
-    var wheelIndex = 0
 
     init(request: WireRequest, client: ClientAddress?, share: ClientShare?, order: UInt64, deadline: ContinuousClock.Instant) {
         self.request = request
-        self.client = client
         self.firstSender = client
         self.share = share
         self.order = order
         self.deadline = deadline
+    }
+
+    private final class MovedClient {
+        let address: ClientAddress
+        init(_ address: ClientAddress) { self.address = address }
     }
 }
