@@ -5,25 +5,45 @@ import Locking
 /// One timer for every perform's deadline, instead of a `DispatchQueue.asyncAfter` per perform.
 ///
 /// Deadlines are kept in buckets of one millisecond under a lock, with a heap of the buckets'
-/// times and a single dispatch timer armed for the earliest one. Scheduling is a dictionary
-/// insert (plus a heap push for a new bucket); a perform that completes removes its entry at
-/// once, so nothing it holds (its input, its completion) outlives it. Sessions share
-/// ``shared`` unless their configuration names another.
+/// times and a single dispatch timer armed for the earliest one. Scheduling appends to its
+/// bucket's slots (plus a heap push for a new bucket); a perform that completes empties its
+/// slot at once, so nothing it holds (its input, its completion) outlives it. Emptied buckets'
+/// storage is reused, so a steady stream of performs allocates no bucket storage. Sessions
+/// share ``shared`` unless their configuration names another.
 public final class ActionDeadlineTimer: Sendable {
     /// Identifies a scheduled deadline, to cancel it.
     public struct Token: Sendable, Hashable {
         fileprivate let bucket: Int64
         fileprivate let serial: UInt64
+        /// Its slot in the bucket.
+        fileprivate let index: Int
+    }
+
+    /// The deadlines of one millisecond, in the order they were scheduled.
+    private struct Bucket {
+        /// A cancelled deadline leaves its slot empty; the serial tells a slot's current
+        /// deadline from one cancelled before the bucket emptied and filled again.
+        var slots: [(serial: UInt64, fire: (@Sendable () -> Void)?)]
+        var live = 0
     }
 
     private struct State {
-        var buckets: [Int64: [UInt64: @Sendable () -> Void]] = [:]
+        var buckets: [Int64: Bucket] = [:]
+        /// Storage of emptied buckets, for the next new ones.
+        var spareSlots: [[(serial: UInt64, fire: (@Sendable () -> Void)?)]] = []
         /// Bucket times (milliseconds since `origin`), earliest first, one entry per bucket; a
         /// bucket emptied by cancellations stays (empty) until its time comes.
         var times = Heap<Int64>()
         var nextSerial: UInt64 = 0
         var armedBucket: Int64?
         var count = 0
+
+        /// Keeps an emptied bucket's storage for the next new bucket, when it is small.
+        mutating func keepSpare(_ slots: consuming [(serial: UInt64, fire: (@Sendable () -> Void)?)]) {
+            guard spareSlots.count < 16, slots.capacity <= 4_096 else { return }
+            slots.removeAll(keepingCapacity: true)
+            spareSlots.append(slots)
+        }
     }
 
     /// The timer sessions use by default.
@@ -54,18 +74,24 @@ public final class ActionDeadlineTimer: Sendable {
         // Rounded up: a deadline never fires early. Past a century there is nothing to wait for
         // (and the milliseconds would overflow): such a deadline never fires.
         let milliseconds = ((deadline - origin) / .milliseconds(1)).rounded(.up)
-        guard milliseconds < 3.2e12 else { return Token(bucket: .max, serial: 0) }
+        guard milliseconds < 3.2e12 else { return Token(bucket: .max, serial: 0, index: -1) }
         let bucket = Int64(milliseconds)
         return state.withLock { state in
             state.nextSerial += 1
-            let token = Token(bucket: bucket, serial: state.nextSerial)
-            // In place through the values by index, not `buckets[bucket]![serial] =`: the
+            let serial = state.nextSerial
+            let token: Token
+            // In place through the values by index, not `buckets[bucket]!.slots.append`: the
             // dictionary's `modify` accessor heap-allocated its coroutine frames.
             if let index = state.buckets.index(forKey: bucket) {
-                state.buckets.values[index][token.serial] = fire
+                token = Token(bucket: bucket, serial: serial, index: state.buckets.values[index].slots.count)
+                state.buckets.values[index].slots.append((serial, fire))
+                state.buckets.values[index].live += 1
             } else {
-                state.buckets[bucket] = [token.serial: fire]
+                var slots = state.spareSlots.popLast() ?? []
+                slots.append((serial, fire))
+                state.buckets[bucket] = Bucket(slots: slots, live: 1)
                 state.times.insert(bucket)
+                token = Token(bucket: bucket, serial: serial, index: 0)
             }
             state.count += 1
             // Re-armed under the lock, so two schedules racing cannot leave the later time armed.
@@ -81,10 +107,18 @@ public final class ActionDeadlineTimer: Sendable {
     public func cancel(_ token: Token) {
         state.withLock { state in
             guard let index = state.buckets.index(forKey: token.bucket),
-                  state.buckets.values[index].removeValue(forKey: token.serial) != nil else { return }
+                  token.index < state.buckets.values[index].slots.count,
+                  state.buckets.values[index].slots[token.index].serial == token.serial,
+                  state.buckets.values[index].slots[token.index].fire != nil else { return }
+            state.buckets.values[index].slots[token.index].fire = nil
+            state.buckets.values[index].live -= 1
             state.count -= 1
             // Kept, without storage, until its time: its heap entry is then the only one for it.
-            if state.buckets.values[index].isEmpty { state.buckets.values[index] = [:] }
+            if state.buckets.values[index].live == 0 {
+                let emptied = state.buckets.values[index].slots
+                state.buckets.values[index].slots = []
+                state.keepSpare(consume emptied)
+            }
         }
     }
 
@@ -99,9 +133,12 @@ public final class ActionDeadlineTimer: Sendable {
         state.withLock { state in
             while let earliest = state.times.min, earliest <= now {
                 state.times.removeMin()
-                if let fired = state.buckets.removeValue(forKey: earliest) {
-                    due.append(contentsOf: fired.values)
-                    state.count -= fired.count
+                if var fired = state.buckets.removeValue(forKey: earliest) {
+                    due.append(contentsOf: fired.slots.lazy.compactMap(\.fire))
+                    state.count -= fired.live
+                    let emptied = fired.slots
+                    fired.slots = []
+                    state.keepSpare(consume emptied)
                 }
             }
             state.armedBucket = state.times.min

@@ -177,6 +177,14 @@ final class WorkerDriver: IOLoopDriver {
         for _ in 0..<Self.batchSize {
             guard socket.receiveIfAvailable(into: &incoming) else { return }
             lastHeard = .now
+            if incoming.count > 2, incoming.count - 1 <= limits.maxRecordsPerMessage,
+               (try? WireHeader.command(in: incoming[0])) == .request {
+                // A batch: each request is read and started in turn. Decoding them all into one
+                // array first cost a large allocation per batch, and glibc's malloc pays for a
+                // large allocation by consolidating every small chunk freed since the last one.
+                startRecordsOneByOne()
+                continue
+            }
             do {
                 switch try WorkerInstruction.decode(incoming, limits: limits) {
                 case .request(let request):
@@ -209,8 +217,8 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
-    /// A REQUEST with a record this worker cannot take (an input over its own message limit,
-    /// say): the others start, and each one it cannot read fails, when it names its request.
+    /// Starts each record of a REQUEST on its own: one it cannot take (an input over its own
+    /// message limit, say) fails, when it names its request, and the others start.
     private func startRecordsOneByOne() {
         for index in 1..<incoming.count {
             do {
