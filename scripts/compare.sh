@@ -148,25 +148,45 @@ bus_run() {  # count window [bench options...] -> JSON line
 
 ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
 
+# A throughput row, measured in rounds: each round runs the relay and then the bus back to back,
+# so that both see the same phase of this machine (its speed moves by a third over minutes). The
+# row gives the round with the median ratio, and the range of the rounds' ratios.
+interleaved() {  # label [bench options...]
+    local label=$1; shift
+    local rows=() relay_line bus_line
+    for _ in $(seq 1 "$rounds"); do
+        relay_line=$(relay_run "$requests" "$window"); local relay_cpu; relay_cpu=$(last_cpu)
+        bus_line=$(bus_run "$requests" "$window" "$@"); local bus_cpu; bus_cpu=$(last_cpu)
+        local rt bt
+        rt=$(json_field "$relay_line" throughput); bt=$(json_field "$bus_line" throughput)
+        rows+=("$(ratio "$bt" "$rt")|$rt|$bt|$relay_cpu|$bus_cpu")
+    done
+    local median_row q rt bt relay_cpu bus_cpu range=""
+    median_row=$(printf '%s\n' "${rows[@]}" | sort -t'|' -k1 -g | awk -v n="${#rows[@]}" 'NR == int((n + 1) / 2)')
+    IFS='|' read -r q rt bt relay_cpu bus_cpu <<<"$median_row"
+    if [ "$rounds" -gt 1 ]; then
+        range=" ($(printf '%s\n' "${rows[@]}" | cut -d'|' -f1 | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / to /'))"
+    fi
+    add "| $label | $rt/s | $bt/s | $q$range | $relay_cpu | $bus_cpu |"
+}
+
 add "# ActionBus against a bare libzmq relay"
 add ""
 add "\`scripts/compare.sh$($quick && echo " --quick")\`, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, libzmq $(pkg-config --modversion libzmq), release build."
 add "Throughput in round trips per second; CPU is microseconds of CPU time per request, per process kind (both workers together)."
 add ""
+add "Each throughput row is measured in $rounds round(s) of the relay and the bus back to back; it shows the round with the median ratio, and the range of the rounds' ratios."
+add ""
 add "| run | relay | ActionBus | ratio | relay CPU per request | ActionBus CPU per request |"
 add "| --- | --- | --- | --- | --- | --- |"
 
-relay_line=$(relay_run "$requests" "$window"); relay_t=$(json_field "$relay_line" throughput); relay_cpu_main=$(last_cpu)
-
 start_coordinator --no-journal
 start_workers; wait_workers
-bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
-add "| $window in flight, journal off | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+interleaved "$window in flight, journal off"
 
 # The same echo declared on the direct executor: it runs on the worker's I/O thread, as the
 # relay's echo does, with no hop to the session's queue and back.
-bus_line=$(bus_run "$requests" "$window" --action Echo.sayDirect); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
-add "| $window in flight, journal off, Echo.sayDirect | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+interleaved "$window in flight, journal off, Echo.sayDirect" --action Echo.sayDirect
 
 # Ten subscribers reading every outcome, on the same bus.
 subscriber_pids=()
@@ -175,11 +195,11 @@ for _ in $(seq 1 10); do
     subscriber_pids+=($!); pids+=($!)
 done
 sleep 1
-bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
-add "| $window in flight, 10 subscribers | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+interleaved "$window in flight, 10 subscribers"
 stop "${subscriber_pids[@]}"
 
-# A plain Majordomo client, pipelined, the same window.
+# A plain Majordomo client, pipelined, the same window, right after a relay run.
+relay_line=$(relay_run "$requests" "$window"); relay_t=$(json_field "$relay_line" throughput); relay_cpu_main=$(last_cpu)
 before_c=$(cpu_ticks "$coordinator_pid")
 mdp_line=$("$relay" mdp-client "tcp://127.0.0.1:$bus_clients" "$requests" "$window" Echo.say '{"text":"a forty-six byte text, as the benchmarks use"}')
 mdp_t=$(json_field "$mdp_line" throughput)
@@ -200,8 +220,7 @@ stop_bus
 
 start_coordinator --data-dir "$work/data"
 start_workers; wait_workers
-bus_line=$(bus_run "$requests" "$window"); bus_t=$(json_field "$bus_line" throughput); bus_cpu=$(last_cpu)
-add "| $window in flight, journal on | $relay_t/s | $bus_t/s | $(ratio "$bus_t" "$relay_t") | $relay_cpu_main | $bus_cpu |"
+interleaved "$window in flight, journal on"
 stop_bus
 stop "$proxy_pid" "$relay_w1" "$relay_w2"
 
