@@ -42,6 +42,8 @@ public final class CoordinatorCore {
     /// Accepted, unfinished requests per client connection, for the per-client share.
     /// Connections with no unfinished request are forgotten by the once-a-second sweep.
     private var clientShares: [RoutingKey: ClientShare] = [:]
+    /// Every client address with unfinished requests, once (its requests point at it).
+    private var senders: [ClientAddress: RequestSender] = [:]
     private var workers: [WorkerID: WorkerRecord] = [:]
     private var sessions: [String: SessionPin] = [:]
     private var lastSweep: ContinuousClock.Instant?
@@ -124,7 +126,7 @@ public final class CoordinatorCore {
             let request = recovered.request
             nextOrder += 1
             let pending = PendingRequest(
-                request: request, client: nil, share: nil, order: nextOrder,
+                request: request, sender: nil, order: nextOrder,
                 deadline: now + .milliseconds(Int64((recovered.deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
             )
             pending.recovered = true
@@ -229,13 +231,8 @@ public final class CoordinatorCore {
             refuseOverloaded(request, from: client, "the coordinator holds \(requests.count) unfinished requests (limit \(configuration.maxQueued)); retry later")
             return
         }
-        let share: ClientShare
-        if let known = clientShares[RoutingKey(client.routingID)] {
-            share = known
-        } else {
-            share = ClientShare()
-            clientShares[RoutingKey(client.routingID)] = share
-        }
+        let sender = sender(client)
+        let share = sender.share
         let load = share.unfinished
         guard load < configuration.maxQueuedPerClient else {
             refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
@@ -245,7 +242,7 @@ public final class CoordinatorCore {
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
         let timeout = min(asked, configuration.maxTimeout)
         nextOrder += 1
-        let pending = PendingRequest(request: request, client: client, share: share, order: nextOrder, deadline: now + timeout)
+        let pending = PendingRequest(request: request, sender: sender, order: nextOrder, deadline: now + timeout)
         requests[request.requestID] = pending
         share.unfinished += 1
         if isServed(request.action) {
@@ -262,6 +259,22 @@ public final class CoordinatorCore {
         outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
         outbox.send(.accepted(requestID: request.requestID), to: client)
         if dispatching { dispatch(now: now) }
+    }
+
+    /// The one ``RequestSender`` for `client`, made on its first request (and forgotten by the
+    /// once-a-second sweep when its connection has nothing unfinished).
+    private func sender(_ client: ClientAddress) -> RequestSender {
+        if let known = senders[client] { return known }
+        let share: ClientShare
+        if let known = clientShares[RoutingKey(client.routingID)] {
+            share = known
+        } else {
+            share = ClientShare()
+            clientShares[RoutingKey(client.routingID)] = share
+        }
+        let sender = RequestSender(address: client, share: share)
+        senders[client] = sender
+        return sender
     }
 
     /// What differs between a request and the one first sent under its id, if anything: a
@@ -536,6 +549,7 @@ public final class CoordinatorCore {
         forgetIdleSessions(now: now)
         if clientShares.values.contains(where: { $0.unfinished == 0 }) {
             clientShares = clientShares.filter { $0.value.unfinished > 0 }
+            senders = senders.filter { $0.value.share.unfinished > 0 }
         }
         closeIdleStacks(now: now)
         completed.expireOwed(now: now)
@@ -859,7 +873,7 @@ public final class CoordinatorCore {
         pending.isFinished = true
         if pending.placement == .queued { leaveQueue() }
         deadlines.remove(pending)
-        pending.share?.unfinished -= 1
+        pending.sender?.share.unfinished -= 1
         // Owed until its client has it (ACK). A Majordomo request's outcome is not kept at all:
         // MDP has no request identity (each request gets a new id), so no one can ask for it again.
         if pending.firstSender.map({ $0.protocol == .actionBus }) ?? true {

@@ -20,16 +20,20 @@ final class PendingRequest {
     /// Where a retry from another connection moved the answer to. Rare, so kept out of line:
     /// an address inline costs every queued request about 50 bytes.
     private var movedClient: MovedClient?
+    /// The client that first sent it, and the share of the queue it counts against (its
+    /// connection's). `nil` for a request recovered from the journal, which counts against no
+    /// one's share.
+    let sender: RequestSender?
     /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
-    /// may cancel it or take its outcome. `nil` for a request recovered from the journal.
-    let firstSender: ClientAddress?
-    /// The share of the queue it counts against: its first sender's connection's (`nil` for a
-    /// recovered request, which counts against no one's share).
-    let share: ClientShare?
+    /// may cancel it or take its outcome.
+    var firstSender: ClientAddress? { sender?.address }
     /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
     /// among themselves in the order they were accepted.
     let order: UInt64
-    let deadline: ContinuousClock.Instant
+    /// The deadline, in nanoseconds after ``epoch``: half the size of an `Instant`.
+    private let deadlineOffset: Int64
+    var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(deadlineOffset)) }
+    private static let epoch = ContinuousClock.now
     // The small fields sit together after the placement, so that a million queued requests
     // do not each pay for padding.
     var placement: Placement = .queued
@@ -39,15 +43,20 @@ final class PendingRequest {
     var isFinished = false
     /// Where its deadline sits in the ``DeadlineWheel``: the wheel's own bookkeeping.
     var wheelIndex: Int32 = 0
-    var deliveries = 0
+    private var deliveryCount: Int32 = 0
+    /// How many times it was sent to a worker (counting back the sends that never left).
+    var deliveries: Int {
+        get { Int(deliveryCount) }
+        set { deliveryCount = Int32(clamping: newValue) }
+    }
     var wheelBucket: DeadlineWheel.Bucket?
 
-    init(request: WireRequest, client: ClientAddress?, share: ClientShare?, order: UInt64, deadline: ContinuousClock.Instant) {
+    init(request: WireRequest, sender: RequestSender?, order: UInt64, deadline: ContinuousClock.Instant) {
         self.request = request
-        self.firstSender = client
-        self.share = share
+        self.sender = sender
         self.order = order
-        self.deadline = deadline
+        let offset = (deadline - Self.epoch).components
+        self.deadlineOffset = offset.seconds * 1_000_000_000 + offset.attoseconds / 1_000_000_000
     }
 
     private final class MovedClient {
