@@ -145,7 +145,8 @@ extension ActionOutcome where Output: Encodable {
     func encodedAsJSON(actionName: String) -> ErasedActionOutcome {
         map { output throws(ActionError) -> Data in
             do {
-                return try JSONCoders.encoder.encode(output)
+                // Foundation encodes whatever the fast encoder is not sure of, errors included.
+                return try FastJSONEncoder.encode(output) ?? JSONCoders.encoder.encode(output)
             } catch {
                 throw ActionError(code: .invalidOutput, message: "Could not encode the output of \(actionName): \(error)")
             }

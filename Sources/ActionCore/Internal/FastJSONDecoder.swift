@@ -15,7 +15,7 @@ enum FastJSONDecoder {
         guard !isSpecial(type) else { return nil }
         return data.withUnsafeBytes { bytes -> T? in
             guard let value = JSONValue.parse(bytes) else { return nil }
-            let decoder = ValueDecoder(value: value, codingPath: [], state: DecodeState())
+            let decoder = ValueDecoder(value: value, codingPath: [], state: Attempt())
             guard let decoded = try? T(from: decoder), !decoder.state.gaveUp else { return nil }
             return decoded
         }
@@ -25,8 +25,8 @@ enum FastJSONDecoder {
         type == Data.self || type == Date.self || type == URL.self || type == Decimal.self
     }
 
-    /// Shared by every decoder and container of one decode: whether any of them gave up.
-    final class DecodeState {
+    /// Shared by every decoder, encoder and container of one attempt: whether any of them gave up.
+    final class Attempt {
         var gaveUp = false
     }
 
@@ -37,10 +37,10 @@ enum FastJSONDecoder {
     final class ValueDecoder: Decoder, SingleValueDecodingContainer {
         let value: JSONValue
         let codingPath: [any CodingKey]
-        let state: DecodeState
+        let state: Attempt
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-        init(value: JSONValue, codingPath: [any CodingKey], state: DecodeState) {
+        init(value: JSONValue, codingPath: [any CodingKey], state: Attempt) {
             self.value = value
             self.codingPath = codingPath
             self.state = state
@@ -134,7 +134,7 @@ enum FastJSONDecoder {
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let members: [JSONMember]
         let codingPath: [any CodingKey]
-        let state: DecodeState
+        let state: Attempt
 
         var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
@@ -207,10 +207,10 @@ enum FastJSONDecoder {
     struct UnkeyedContainer: UnkeyedDecodingContainer {
         let elements: [JSONValue]
         let codingPath: [any CodingKey]
-        let state: DecodeState
+        let state: Attempt
         private(set) var currentIndex = 0
 
-        init(elements: [JSONValue], codingPath: [any CodingKey], state: DecodeState) {
+        init(elements: [JSONValue], codingPath: [any CodingKey], state: Attempt) {
             self.elements = elements
             self.codingPath = codingPath
             self.state = state
