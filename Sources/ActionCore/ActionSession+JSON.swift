@@ -26,6 +26,20 @@ extension ActionSession {
         cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
+        perform(named: fullName, jsonInput: [UInt8](jsonInput), deadline: deadline, completionQueue: completionQueue,
+                cancellation: cancellation, completion: completion)
+    }
+
+    /// Performs the action named `fullName` with JSON input given as bytes; see
+    /// ``perform(named:jsonInput:deadline:completionQueue:cancellation:completion:)``.
+    public func perform(
+        named fullName: String,
+        jsonInput: [UInt8],
+        deadline: ContinuousClock.Instant? = nil,
+        completionQueue: DispatchQueue? = nil,
+        cancellation: ActionCancellation? = nil,
+        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+    ) {
         // Early failures run on the caller's queue, or inline; the action's outcome on the
         // caller's queue, or on the action's executor.
         performJSON(
@@ -50,7 +64,7 @@ extension ActionSession {
         forward completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
         performJSON(
-            named: fullName, jsonInput: Data(jsonInput), deadline: deadline, earlyTarget: .immediate, target: .immediate,
+            named: fullName, jsonInput: jsonInput, deadline: deadline, earlyTarget: .immediate, target: .immediate,
             cancellation: cancellation, completion: completion
         )
     }
@@ -58,7 +72,7 @@ extension ActionSession {
     /// `target` `nil` delivers on the action's executor.
     private func performJSON(
         named fullName: String,
-        jsonInput: Data,
+        jsonInput: [UInt8],
         deadline: ContinuousClock.Instant?,
         earlyTarget: CompletionTarget,
         target: CompletionTarget?,
@@ -72,20 +86,6 @@ extension ActionSession {
             return
         }
         action.performJSON(self, jsonInput, deadline, target, earlyTarget, cancellation, completion)
-    }
-
-    /// Performs the action named `fullName` with JSON input given as bytes; see
-    /// ``perform(named:jsonInput:deadline:completionQueue:cancellation:completion:)``.
-    public func perform(
-        named fullName: String,
-        jsonInput: [UInt8],
-        deadline: ContinuousClock.Instant? = nil,
-        completionQueue: DispatchQueue? = nil,
-        cancellation: ActionCancellation? = nil,
-        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
-    ) {
-        perform(named: fullName, jsonInput: Data(jsonInput), deadline: deadline, completionQueue: completionQueue,
-                cancellation: cancellation, completion: completion)
     }
 
     /// Performs the action named `fullName` with JSON input and returns its outcome, output JSON-encoded.
@@ -105,7 +105,7 @@ extension ActionSession {
     /// delivers on the action's executor.
     func performJSON<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
-        jsonInput: Data,
+        jsonInput: [UInt8],
         deadline: ContinuousClock.Instant?,
         target: CompletionTarget?,
         earlyTarget: CompletionTarget,
@@ -114,9 +114,9 @@ extension ActionSession {
     ) {
         let input: A.Input
         do {
-            let json = jsonInput.isEmpty ? Data("{}".utf8) : jsonInput
+            let json = jsonInput.isEmpty ? JSONCoders.emptyObject : jsonInput
             // Foundation decides whatever the fast decoder is not sure of, errors included.
-            input = try FastJSONDecoder.decode(A.Input.self, from: json) ?? JSONCoders.decoder.decode(A.Input.self, from: json)
+            input = try FastJSONDecoder.decode(A.Input.self, from: json) ?? JSONCoders.decoder.decode(A.Input.self, from: Data(json))
         } catch {
             let failure = ActionError(code: .invalidInput, message: "Invalid input for \(binding.fullName): \(error)")
             earlyTarget.run { completion(.failure(failure)) }
@@ -131,6 +131,8 @@ extension ActionSession {
 
 /// One JSON decoder and encoder for every perform: making them costs more than a small decode.
 enum JSONCoders {
+    /// What empty input reads as.
+    static let emptyObject: [UInt8] = Array("{}".utf8)
     static let decoder = JSONDecoder()
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

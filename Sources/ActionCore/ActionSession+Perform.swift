@@ -108,27 +108,14 @@ extension ActionSession {
             date: Date()
         )
 
+        let dispatched = DispatchedPerform(
+            session: self, binding: binding, event: event, target: target, requestID: run.id, completion: completion
+        )
         let actionCompletion = ActionCompletion<A.Output>(
             run: run,
-            deliver: { [self] outcome in
-                let summary = outcome.summary
-                recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
-                observers.notify { $0.actionDidComplete(event, outcome: summary) }
-                target.run { completion(outcome) }
-            },
-            terminated: { [self] error in
-                logger(forAction: binding.fullName, requestID: run.id)
-                    .notice("Action ended without completing: \(error.message)", metadata: ["action.outcome": "\(error.code)"])
-                if error.code == .timedOut {
-                    observers.notify { $0.actionTimedOut(event) }
-                }
-            },
-            reject: { [self] reason, summary in
-                let rejection = ActionCompletionRejection(reason: reason.publicReason, rejectedOutcome: summary)
-                logger(forAction: binding.fullName, requestID: run.id)
-                    .warning("Completion not delivered: \(rejection.error.message)", metadata: ["action.outcome": "\(summary)"])
-                observers.notify { $0.actionCompletedTwice(event, rejection: rejection) }
-            }
+            deliver: { [dispatched] outcome in dispatched.deliver(outcome) },
+            terminated: { [dispatched] error in dispatched.terminated(error) },
+            reject: { [dispatched] reason, summary in dispatched.reject(reason, summary) }
         )
 
         observers.notify { $0.actionWillBegin(event) }

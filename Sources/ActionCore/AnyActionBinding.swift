@@ -12,7 +12,7 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
     public let actionDescription: String
 
     typealias JSONPerformer = @Sendable (
-        ActionSession, Data, ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
+        ActionSession, [UInt8], ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
         @escaping @Sendable (ErasedActionOutcome) -> Void
     ) -> Void
     let performJSON: JSONPerformer

@@ -10,7 +10,7 @@ import Foundation
 /// during the decode (even one the type's own `init(from:)` caught and recovered from). The
 /// caller then decodes with `JSONDecoder`, which gives the result, or the error, it always gave.
 enum FastJSONDecoder {
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) -> T? {
+    static func decode<T: Decodable>(_ type: T.Type, from data: some ContiguousBytes) -> T? {
         // Types JSONDecoder decodes by its own rules rather than their Decodable conformance.
         guard !isSpecial(type) else { return nil }
         return data.withUnsafeBytes { bytes -> T? in

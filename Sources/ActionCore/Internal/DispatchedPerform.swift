@@ -1,0 +1,54 @@
+/// What the completion of one dispatched perform needs: the session, the action, the dispatch
+/// event, where the caller wants the outcome and its handler.
+///
+/// One object, captured alone by each of the completion's handlers: a closure that captures a
+/// single object needs no context of its own, so the three handlers cost no allocation beyond
+/// this one.
+final class DispatchedPerform<F: Feature, A: Action>: Sendable {
+    let session: ActionSession
+    let binding: ActionBinding<F, A>
+    let event: ActionDispatchEvent
+    let target: CompletionTarget
+    let requestID: ActionRequestID
+    let completion: @Sendable (ActionOutcome<A.Output>) -> Void
+
+    init(
+        session: ActionSession, binding: ActionBinding<F, A>, event: ActionDispatchEvent, target: CompletionTarget,
+        requestID: ActionRequestID, completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+    ) {
+        self.session = session
+        self.binding = binding
+        self.event = event
+        self.target = target
+        self.requestID = requestID
+        self.completion = completion
+    }
+
+    /// The outcome: into the session's stacks, to the observers, then to the caller's target.
+    func deliver(_ outcome: ActionOutcome<A.Output>) {
+        let summary = outcome.summary, event = self.event
+        session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
+        session.observers.notify { $0.actionDidComplete(event, outcome: summary) }
+        let completion = self.completion
+        target.run { completion(outcome) }
+    }
+
+    /// The perform ended without the action completing (a timeout, a cancellation).
+    func terminated(_ error: ActionError) {
+        session.logger(forAction: binding.fullName, requestID: requestID)
+            .notice("Action ended without completing: \(error.message)", metadata: ["action.outcome": "\(error.code)"])
+        if error.code == .timedOut {
+            let event = self.event
+            session.observers.notify { $0.actionTimedOut(event) }
+        }
+    }
+
+    /// The action completed again, or after the perform had ended: not delivered.
+    func reject(_ reason: ActionCompletion<A.Output>.Rejection, _ summary: ActionOutcomeSummary) {
+        let rejection = ActionCompletionRejection(reason: reason.publicReason, rejectedOutcome: summary)
+        session.logger(forAction: binding.fullName, requestID: requestID)
+            .warning("Completion not delivered: \(rejection.error.message)", metadata: ["action.outcome": "\(summary)"])
+        let event = self.event
+        session.observers.notify { $0.actionCompletedTwice(event, rejection: rejection) }
+    }
+}
