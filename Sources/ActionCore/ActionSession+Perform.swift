@@ -118,7 +118,7 @@ extension ActionSession {
             reject: { [dispatched] reason, summary in dispatched.reject(reason, summary) }
         )
 
-        observers.notify { $0.actionWillBegin(event) }
+        if !observers.isEmpty { observers.notify { $0.actionWillBegin(event) } }
         if let deadline = run.deadline {
             let timeout = deadline - .now
             let milliseconds = max(0, Int((timeout / .milliseconds(1)).rounded(.up)))

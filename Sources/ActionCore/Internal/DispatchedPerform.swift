@@ -28,9 +28,15 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     func deliver(_ outcome: ActionOutcome<A.Output>) {
         let summary = outcome.summary, event = self.event
         session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
-        session.observers.notify { $0.actionDidComplete(event, outcome: summary) }
+        if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
         let completion = self.completion
-        target.run { completion(outcome) }
+        // Inline for a caller that takes the outcome wherever it ends (a worker), with no
+        // closure made for a hop that does not happen.
+        if case .immediate = target {
+            completion(outcome)
+        } else {
+            target.run { completion(outcome) }
+        }
     }
 
     /// The perform ended without the action completing (a timeout, a cancellation).

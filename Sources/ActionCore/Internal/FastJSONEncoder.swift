@@ -53,7 +53,8 @@ enum FastJSONEncoder {
                 bytes.append(UInt8(ascii: "]"))
             case .object(let object):
                 // `.sortedKeys` on Linux: by the keys' UTF-8 bytes.
-                let members = object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                let members = object.members.count < 2
+                    ? object.members : object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
                 bytes.append(UInt8(ascii: "{"))
                 for (index, member) in members.enumerated() {
                     if index > 0 {

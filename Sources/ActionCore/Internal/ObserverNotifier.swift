@@ -15,6 +15,10 @@ final class ObserverNotifier: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
+    /// Whether anyone observes: callers check it first on hot paths, so that no event closure
+    /// is even made (and allocated) when no one would receive it.
+    var isEmpty: Bool { observers.withLock { $0.isEmpty } }
+
     func notify(_ event: @escaping @Sendable (any ActionDispatchObserver) -> Void) {
         let current = observers.withLock { $0 }
         guard !current.isEmpty else { return }
