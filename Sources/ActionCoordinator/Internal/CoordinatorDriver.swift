@@ -608,7 +608,23 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         } catch {
             // The client is gone (EHOSTUNREACH): it resends to whoever answers when it returns.
             core?.recordUndeliverableReply()
+            logger.debug("reply to a client that is gone dropped", metadata: [
+                "client.routingID": "\(Self.routingText(client.routingID))", "reply": "\(Self.kind(of: reply))",
+            ])
             return .dropped
+        }
+    }
+
+    /// What a reply is, for a log line.
+    private static func kind(of reply: ClientReply) -> String {
+        switch reply {
+        case .accepted(let requestIDs): "ACCEPTED of \(requestIDs.count)"
+        case .outcome(let outcome): "OUTCOME of \(outcome.requestID)"
+        case .outcomeBatch(let outcomes): "OUTCOME of \(outcomes.count)"
+        case .stacks: "STACKS"
+        case .pong: "PONG"
+        case .stats: "STATS"
+        case .error(let requestID, let code, _): "ERROR \(code) for \(requestID)"
         }
     }
 
