@@ -1,30 +1,18 @@
 import ActionCore
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("Deadline timer")
 struct ActionDeadlineTimerTests {
-    /// Counts what fired, by name.
-    final class Fired: Sendable {
-        let names = Mutex<[String]>([])
-        func record(_ name: String) { names.withLock { $0.append(name) } }
-        var sorted: [String] { names.withLock { $0.sorted() } }
-    }
-
     /// Waits (bounded) until the timer holds nothing more.
-    func waitUntilIdle(_ timer: ActionDeadlineTimer) async throws {
-        let limit = ContinuousClock.now + .seconds(10)
-        while timer.scheduledCount > 0 {
-            #expect(ContinuousClock.now < limit, "deadlines never fired")
-            if ContinuousClock.now >= limit { return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+    func waitUntilIdle(_ timer: ActionDeadlineTimer) async {
+        let idle = await waitUntil(timeout: .seconds(10)) { timer.scheduledCount == 0 }
+        #expect(idle, "deadlines never fired")
     }
 
     @Test func onlyDeadlinesNotCancelledFireAndEachOnce() async throws {
         let timer = ActionDeadlineTimer(label: "test.deadlines")
-        let fired = Fired()
+        let fired = Recorder<String>()
         let deadline = ContinuousClock.now + .milliseconds(30)
         // Many in one bucket: the bucket's slots grow, and cancelled slots stay empty.
         let tokens = (0..<300).map { n in timer.schedule(at: deadline) { fired.record("d\(n)") } }
@@ -33,16 +21,15 @@ struct ActionDeadlineTimerTests {
             timer.cancel(token)
         }
         #expect(timer.scheduledCount == 100)
-        try await waitUntilIdle(timer)
+        await waitUntilIdle(timer)
         // The handlers run on a global queue: wait for all hundred.
-        let limit = ContinuousClock.now + .seconds(10)
-        while fired.sorted.count < 100 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(fired.sorted == (0..<300).filter { $0 % 3 == 0 }.map { "d\($0)" }.sorted())
+        let names = try #require(await fired.waitForValues(count: 100, timeout: .seconds(10)))
+        #expect(names.sorted() == (0..<300).filter { $0 % 3 == 0 }.map { "d\($0)" }.sorted())
     }
 
     @Test func aStaleTokenDoesNotCancelALaterDeadlineInTheSameSlot() async throws {
         let timer = ActionDeadlineTimer(label: "test.deadlines.reuse")
-        let fired = Fired()
+        let fired = Recorder<String>()
         let deadline = ContinuousClock.now + .milliseconds(50)
         // The bucket empties (its storage goes to the spares), then fills again from slot 0.
         let first = timer.schedule(at: deadline) { fired.record("first") }
@@ -50,10 +37,8 @@ struct ActionDeadlineTimerTests {
         let second = timer.schedule(at: deadline) { fired.record("second") }
         timer.cancel(first)
         #expect(timer.scheduledCount == 1)
-        try await waitUntilIdle(timer)
-        let limit = ContinuousClock.now + .seconds(10)
-        while fired.sorted.isEmpty && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(fired.sorted == ["second"])
+        await waitUntilIdle(timer)
+        #expect(try #require(await fired.waitForValues(count: 1, timeout: .seconds(10))) == ["second"])
         timer.cancel(second)
         #expect(timer.scheduledCount == 0)
     }
