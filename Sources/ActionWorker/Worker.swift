@@ -1,5 +1,6 @@
 import ActionCore
 import ActionTransport
+import Dispatch
 import Logging
 import ZeroMQ
 
@@ -15,6 +16,8 @@ public final class Worker: Sendable {
     /// The worker's name, as outcomes carry it.
     public let name: String
     private let drainGrace: Duration
+    /// The context the worker made itself (none was given): it terminates it when it stops.
+    private let ownContext: ZMQContext?
     private let logger: Logger
 
     /// Connects to the coordinator and registers the catalog's actions.
@@ -25,7 +28,8 @@ public final class Worker: Sendable {
         context: ZMQContext? = nil,
         logger: Logger = Logger(label: "actionbus.worker")
     ) throws {
-        let context = try context ?? ZMQContext()
+        ownContext = context == nil ? try ZMQContext() : nil
+        let context = context ?? ownContext!
         name = configuration.name
         drainGrace = configuration.drainGrace
         var logger = logger
@@ -57,7 +61,7 @@ public final class Worker: Sendable {
         }
         await drain()
         let final = await statistics()
-        await loop.stop()
+        await stop()
         logger.notice("worker stopped", metadata: [
             "worker.received": "\(final.received)", "worker.completed": "\(final.completed)",
             "worker.duplicates": "\(final.duplicates)", "worker.reconnects": "\(final.reconnects)",
@@ -75,8 +79,17 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Tells the coordinator it leaves and closes its socket.
+    /// Tells the coordinator it leaves and closes its socket; a context of its own is then
+    /// terminated, which waits (up to the socket's linger) for the DISCONNECT to leave.
     public func stop() async {
         await loop.stop()
+        guard let ownContext else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // zmq_ctx_term blocks: not on a cooperative thread.
+            DispatchQueue.global().async {
+                ownContext.terminate()
+                continuation.resume()
+            }
+        }
     }
 }

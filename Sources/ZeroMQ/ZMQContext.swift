@@ -10,6 +10,7 @@ import Synchronization
 public final class ZMQContext: Sendable {
     nonisolated(unsafe) let handle: UnsafeMutableRawPointer
     private let openSockets = Atomic<Int>(0)
+    private let isTerminated = Atomic<Bool>(false)
 
     /// Creates a context with `ioThreads` libzmq I/O threads.
     public init(ioThreads: Int32 = 1) throws {
@@ -24,6 +25,23 @@ public final class ZMQContext: Sendable {
 
     deinit {
         // Every socket retains the context, so none is open here; EINTR is the only retry case.
+        if !isTerminated.load(ordering: .acquiring) { Self.term(handle) }
+    }
+
+    /// Terminates the context now, once every socket made from it is closed: queued messages
+    /// get up to their sockets' linger to leave. A process about to exit calls it, since a
+    /// context still referenced at exit is never terminated and what its sockets queued last
+    /// (a worker's DISCONNECT) may never be sent.
+    ///
+    /// - Returns: `false` (and does nothing) while a socket is still open or if it already ran.
+    @discardableResult
+    public func terminate() -> Bool {
+        guard openSocketCount == 0, !isTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+        Self.term(handle)
+        return true
+    }
+
+    private static func term(_ handle: UnsafeMutableRawPointer) {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
 
