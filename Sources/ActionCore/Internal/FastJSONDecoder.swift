@@ -87,8 +87,10 @@ enum FastJSONDecoder {
                 return nil
             }
 
+            /// `nil` also for an underflow to zero, which Foundation refuses.
             var double: Double? {
                 guard case .number(let text) = value, let number = Double(text), number.isFinite else { return nil }
+                if number == 0, text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { $0 >= "1" && $0 <= "9" }) { return nil }
                 return number
             }
 
@@ -121,6 +123,8 @@ enum FastJSONDecoder {
         func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(UInt16.self) }
         func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(UInt32.self) }
         func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(UInt64.self) }
+        func decode(_ type: Int128.Type) throws -> Int128 { throw giveUp() }
+        func decode(_ type: UInt128.Type) throws -> UInt128 { throw giveUp() }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             guard !FastJSONDecoder.isSpecial(type) else { throw giveUp() }
@@ -182,6 +186,8 @@ enum FastJSONDecoder {
         func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(key) { $0.integer() } }
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(key) { $0.integer() } }
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(key) { $0.integer() } }
+        func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try primitive(key) { _ in nil } }
+        func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try primitive(key) { _ in nil } }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder(for: key).decode(type) }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -219,13 +225,20 @@ enum FastJSONDecoder {
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
-        private mutating func next() throws -> ValueDecoder {
+        private func current() throws -> ValueDecoder {
             guard !isAtEnd else {
                 state.gaveUp = true
                 throw GaveUp()
             }
-            defer { currentIndex += 1 }
             return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [IndexKey(intValue: currentIndex)], state: state)
+        }
+
+        /// Decodes the current element and, only when that succeeds, moves past it (as
+        /// Foundation does: a failed element can be decoded again as something else).
+        private mutating func next<T>(_ decode: (ValueDecoder) throws -> T) throws -> T {
+            let value = try decode(try current())
+            currentIndex += 1
+            return value
         }
 
         mutating func decodeNil() throws -> Bool {
@@ -241,28 +254,30 @@ enum FastJSONDecoder {
             return false
         }
 
-        mutating func decode(_ type: Bool.Type) throws -> Bool { try next().decode(type) }
-        mutating func decode(_ type: String.Type) throws -> String { try next().decode(type) }
-        mutating func decode(_ type: Double.Type) throws -> Double { try next().decode(type) }
-        mutating func decode(_ type: Float.Type) throws -> Float { try next().decode(type) }
-        mutating func decode(_ type: Int.Type) throws -> Int { try next().decode(type) }
-        mutating func decode(_ type: Int8.Type) throws -> Int8 { try next().decode(type) }
-        mutating func decode(_ type: Int16.Type) throws -> Int16 { try next().decode(type) }
-        mutating func decode(_ type: Int32.Type) throws -> Int32 { try next().decode(type) }
-        mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().decode(type) }
-        mutating func decode(_ type: UInt.Type) throws -> UInt { try next().decode(type) }
-        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next().decode(type) }
-        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next().decode(type) }
-        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().decode(type) }
-        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().decode(type) }
-        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decode(type) }
+        mutating func decode(_ type: Bool.Type) throws -> Bool { try next { try $0.decode(type) } }
+        mutating func decode(_ type: String.Type) throws -> String { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Double.Type) throws -> Double { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Float.Type) throws -> Float { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Int.Type) throws -> Int { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: UInt.Type) throws -> UInt { try next { try $0.decode(type) } }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: Int128.Type) throws -> Int128 { try next { try $0.decode(type) } }
+        mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try next { try $0.decode(type) } }
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next { try $0.decode(type) } }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            try next().container(keyedBy: type)
+            try next { try $0.container(keyedBy: type) }
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            try next().unkeyedContainer()
+            try next { try $0.unkeyedContainer() }
         }
 
         mutating func superDecoder() throws -> any Decoder {

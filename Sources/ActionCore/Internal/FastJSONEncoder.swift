@@ -38,7 +38,9 @@ enum FastJSONEncoder {
 
         /// Writes the node as `JSONEncoder` would; `false` for what it would write otherwise
         /// (a key twice in one object).
-        func write(into bytes: inout [UInt8]) -> Bool {
+        func write(into bytes: inout [UInt8], depth: Int = 0) -> Bool {
+            // JSONEncoder refuses nesting as deep as 512.
+            guard depth < 500 else { return false }
             switch self {
             case .null: bytes.append(contentsOf: "null".utf8)
             case .bool(let bool): bytes.append(contentsOf: (bool ? "true" : "false").utf8)
@@ -48,13 +50,15 @@ enum FastJSONEncoder {
                 bytes.append(UInt8(ascii: "["))
                 for (index, element) in array.elements.enumerated() {
                     if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    guard element.write(into: &bytes) else { return false }
+                    guard element.write(into: &bytes, depth: depth + 1) else { return false }
                 }
                 bytes.append(UInt8(ascii: "]"))
             case .object(let object):
                 // `.sortedKeys` on Linux: by the keys' UTF-8 bytes.
                 let members = object.members.count < 2
                     ? object.members : object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                // Keys equal as Strings (canonically equivalent) are one key in Foundation's table.
+                if members.count > 1, Set(members.map(\.key)).count != members.count { return false }
                 bytes.append(UInt8(ascii: "{"))
                 for (index, member) in members.enumerated() {
                     if index > 0 {
@@ -63,7 +67,7 @@ enum FastJSONEncoder {
                     }
                     Self.writeString(member.key, into: &bytes)
                     bytes.append(UInt8(ascii: ":"))
-                    guard member.value.write(into: &bytes) else { return false }
+                    guard member.value.write(into: &bytes, depth: depth + 1) else { return false }
                 }
                 bytes.append(UInt8(ascii: "}"))
             }
@@ -182,6 +186,8 @@ enum FastJSONEncoder {
         func encode(_ value: UInt16) throws { try set(.integer(String(value))) }
         func encode(_ value: UInt32) throws { try set(.integer(String(value))) }
         func encode(_ value: UInt64) throws { try set(.integer(String(value))) }
+        func encode(_ value: Int128) throws { throw giveUp() }
+        func encode(_ value: UInt128) throws { throw giveUp() }
 
         func encode<T: Encodable>(_ value: T) throws {
             guard node == nil else { throw giveUp() }
@@ -232,6 +238,8 @@ enum FastJSONEncoder {
         mutating func encode(_ value: UInt16, forKey key: Key) throws { add(.integer(String(value)), key) }
         mutating func encode(_ value: UInt32, forKey key: Key) throws { add(.integer(String(value)), key) }
         mutating func encode(_ value: UInt64, forKey key: Key) throws { add(.integer(String(value)), key) }
+        mutating func encode(_ value: Int128, forKey key: Key) throws { throw giveUp() }
+        mutating func encode(_ value: UInt128, forKey key: Key) throws { throw giveUp() }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             add(try FastJSONEncoder.node(for: value, state: state, codingPath: codingPath + [key]), key)
@@ -289,6 +297,8 @@ enum FastJSONEncoder {
         mutating func encode(_ value: UInt16) throws { add(.integer(String(value))) }
         mutating func encode(_ value: UInt32) throws { add(.integer(String(value))) }
         mutating func encode(_ value: UInt64) throws { add(.integer(String(value))) }
+        mutating func encode(_ value: Int128) throws { throw giveUp() }
+        mutating func encode(_ value: UInt128) throws { throw giveUp() }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             add(try FastJSONEncoder.node(for: value, state: state, codingPath: codingPath + [FastJSONDecoder.IndexKey(intValue: count)]))

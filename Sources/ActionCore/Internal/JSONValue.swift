@@ -77,7 +77,9 @@ private struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\""), let key = string() else { return nil }
+            // Names are checked for duplicates and looked up by scanning: past a few dozen
+            // members that would grow quadratically, so large objects go to Foundation.
+            guard members.count < 32, current == UInt8(ascii: "\""), let key = string() else { return nil }
             // Which of two equal names Foundation keeps is its business: leave such input to it.
             guard !members.contains(where: { $0.key == key }) else { return nil }
             skipWhitespace()
