@@ -308,18 +308,20 @@ public final class CoordinatorCore {
     }
 
     private func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
-        let owner = requests[requestID]?.firstSender ?? completed.origin(of: requestID)?.firstSender
+        let kept = completed.lookup(requestID)
+        let pending = requests[requestID]
+        let owner = pending?.firstSender ?? kept?.origin?.firstSender
         if let owner, !client.mayActOn(requestID: requestID, firstSentBy: owner) {
             counters.notOwner += 1
             outbox.send(.error(requestID: requestID, code: BusErrorCode.notOwner,
                                message: "request \(requestID) belongs to another client; only the client that sent it may cancel it"), to: client)
             return
         }
-        if let outcome = completed[requestID] {
-            outbox.send(.outcome(outcome), to: client)
+        if let kept {
+            outbox.send(.outcome(kept.outcome), to: client)
             return
         }
-        guard let pending = requests[requestID] else {
+        guard let pending else {
             outbox.send(.error(requestID: requestID, code: BusErrorCode.unknownRequest, message: "no request \(requestID) is pending"), to: client)
             return
         }

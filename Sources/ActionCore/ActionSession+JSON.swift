@@ -82,7 +82,7 @@ extension ActionSession {
         guard let action = catalog.action(named: fullName) else {
             logger.notice("Unknown action requested", metadata: ["action.name": "\(fullName)"])
             let error = ActionError(code: .unknownAction, message: "No action named '\(fullName)' in the catalog")
-            earlyTarget.run { completion(.failure(error)) }
+            earlyTarget.deliver(.failure(error), to: completion)
             return
         }
         action.performJSON(self, jsonInput, deadline, target, earlyTarget, cancellation, completion)
@@ -119,7 +119,7 @@ extension ActionSession {
             input = try FastJSONDecoder.decode(A.Input.self, from: json) ?? JSONCoders.decoder.decode(A.Input.self, from: Data(json))
         } catch {
             let failure = ActionError(code: .invalidInput, message: "Invalid input for \(binding.fullName): \(error)")
-            earlyTarget.run { completion(.failure(failure)) }
+            earlyTarget.deliver(.failure(failure), to: completion)
             return
         }
         let target = target ?? .executor(executor(for: A.executor))

@@ -66,7 +66,7 @@ extension ActionSession {
                   case let backoff = policy.backoff(beforeAttempt: number + 1),
                   deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
             else {
-                target.run { completion(outcome) }
+                target.deliver(outcome, to: completion)
                 return
             }
             logger.info("Retrying after a retryable failure", metadata: [

@@ -81,6 +81,12 @@ struct FastJSONDecoderTests {
             ("0", { FastJSONDecoder.decode(Date.self, from: Data($0.utf8)) == nil }),
             (String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
              { FastJSONDecoder.decode(JSONArrayNest.self, from: Data($0.utf8)) == nil }),
+            // An underflow to zero, which Foundation refuses; a 128-bit integer.
+            (#"{"ratio":1e-400}"#, { FastJSONDecoder.decode([String: Double].self, from: Data($0.utf8)) == nil }),
+            (#"{"big":5}"#, { FastJSONDecoder.decode(CatchingWide.self, from: Data($0.utf8)) == nil }),
+            // An object too large to scan member by member.
+            ("{" + (0..<40).map { "\"k\($0)\":0" }.joined(separator: ",") + "}",
+             { FastJSONDecoder.decode([String: Int].self, from: Data($0.utf8)) == nil }),
         ]
         for (json, declines) in declined { #expect(declines(json), "\(json)") }
     }
@@ -94,6 +100,41 @@ struct FastJSONDecoderTests {
             data = try? container.decode(Data.self, forKey: .data)
         }
         enum CodingKeys: CodingKey { case data }
+    }
+
+    /// Reads a 128-bit integer, falling back to 0 when that fails: Foundation reads it.
+    struct CatchingWide: Decodable {
+        var big: Int128
+        enum CodingKeys: CodingKey { case big }
+        init(from decoder: any Decoder) throws {
+            big = (try? decoder.container(keyedBy: CodingKeys.self).decode(Int128.self, forKey: .big)) ?? 0
+        }
+    }
+
+    /// Keeps the elements it can read, as "lossy array" types do: a failed element must be
+    /// decodable again as something else, as Foundation allows.
+    struct LossyColors: Decodable, Equatable {
+        enum Color: String, Decodable { case red, blue }
+        var colors: [Color] = []
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            while !container.isAtEnd {
+                if let color = try? container.decode(Color.self) {
+                    colors.append(color)
+                } else {
+                    _ = try container.decode(String.self)
+                }
+            }
+        }
+    }
+
+    @Test func aFailedElementIsNotSkipped() throws {
+        let json = Data(#"["red","bogus","blue"]"#.utf8)
+        let foundation = try JSONDecoder().decode(LossyColors.self, from: json)
+        #expect(foundation.colors == [.red, .blue])
+        // The error inside is caught, so the fast decoder declines; were it to answer, it must agree.
+        if let fast = FastJSONDecoder.decode(LossyColors.self, from: json) { #expect(fast == foundation) }
+        #expect(agree([Int].self, "[" + (0..<200).map(String.init).joined(separator: ",") + "]").fast?.count == 200)
     }
 
     @Test func aCaughtErrorStillLeavesTheDecodeToFoundation() throws {

@@ -81,7 +81,34 @@ struct FastJSONEncoderTests {
         }
     }
 
+    /// Writes a 128-bit integer when it can: Foundation can.
+    struct Wide: Encodable {
+        enum Keys: CodingKey { case big }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try? container.encode(Int128(5), forKey: .big)
+        }
+    }
+    final class Chain: Encodable {
+        let next: Chain?
+        init(depth: Int) { next = depth > 0 ? Chain(depth: depth - 1) : nil }
+    }
+    /// Two keys equal as Strings (one precomposed, one not) with another sorting between them.
+    struct EquivalentKeys: Encodable {
+        enum Keys: String, CodingKey { case decomposed = "e\u{301}", between = "f", precomposed = "\u{e9}" }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(1, forKey: .decomposed)
+            try container.encode(2, forKey: .between)
+            try container.encode(3, forKey: .precomposed)
+        }
+    }
+
     @Test func declinesWhatFoundationWritesByItsOwnRules() {
+        #expect(FastJSONEncoder.encode(Wide()) == nil)
+        #expect(FastJSONEncoder.encode(Chain(depth: 600)) == nil)
+        #expect(FastJSONEncoder.encode(EquivalentKeys()) == nil)
+        #expect(FastJSONEncoder.encode(Chain(depth: 50)) != nil)
         #expect(FastJSONEncoder.encode(WithDouble()) == nil)
         #expect(FastJSONEncoder.encode(WithData()) == nil)
         #expect(FastJSONEncoder.encode(WithDate()) == nil)

@@ -50,15 +50,10 @@ struct CompletedOutcomes {
         self.byteCapacity = max(0, byteCapacity)
     }
 
-    subscript(requestID: String) -> WireOutcome? { entries[requestID]?.outcome }
-
     /// The outcome kept for `requestID` and where its request came from, when known.
     func lookup(_ requestID: String) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
         entries[requestID].map { ($0.outcome, $0.origin) }
     }
-
-    /// Where the request `requestID` answered came from, when known.
-    func origin(of requestID: String) -> OutcomeOrigin? { entries[requestID]?.origin }
 
     /// The outcomes kept: the recent ones oldest first, then the owed ones. A restart takes them
     /// back in this order as recent ones, so its bounds evict recent outcomes before any that a

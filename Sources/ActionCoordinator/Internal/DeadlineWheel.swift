@@ -22,7 +22,6 @@ struct DeadlineWheel {
     private var buckets: [Int64: Bucket] = [:]
     /// One entry per bucket; a bucket emptied by removals stays (empty) until it is due.
     private var bucketTimes = Heap<Int64>()
-    private(set) var count = 0
 
     init(origin: ContinuousClock.Instant, granularity: Duration = .milliseconds(10)) {
         self.origin = origin
@@ -51,7 +50,6 @@ struct DeadlineWheel {
         request.wheelBucket = bucket
         request.wheelIndex = Int32(bucket.requests.count)
         bucket.requests.append(request)
-        count += 1
     }
 
     /// Takes `request` out of its bucket, if it is in one.
@@ -64,7 +62,6 @@ struct DeadlineWheel {
             last.wheelIndex = Int32(index)
         }
         request.wheelBucket = nil
-        count -= 1
         // An emptied bucket gives its storage back; the bucket itself goes when it is due.
         if bucket.requests.isEmpty { bucket.requests = [] }
     }
@@ -78,7 +75,6 @@ struct DeadlineWheel {
             if let bucket = buckets.removeValue(forKey: earliest) {
                 for request in bucket.requests { request.wheelBucket = nil }
                 expired.append(contentsOf: bucket.requests)
-                count -= bucket.requests.count
             }
         }
         return expired

@@ -24,4 +24,14 @@ enum CompletionTarget: Sendable {
             work()
         }
     }
+
+    /// Hands `value` to `handler` on the target. Where the handler runs at once (the immediate
+    /// target) no closure is made for it: a worker's every outcome goes this way.
+    func deliver<Value: Sendable>(_ value: Value, to handler: @escaping @Sendable (Value) -> Void) {
+        if case .immediate = self {
+            handler(value)
+        } else {
+            run { handler(value) }
+        }
+    }
 }

@@ -29,14 +29,7 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
         let summary = outcome.summary, event = self.event
         session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
         if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
-        let completion = self.completion
-        // Inline for a caller that takes the outcome wherever it ends (a worker), with no
-        // closure made for a hop that does not happen.
-        if case .immediate = target {
-            completion(outcome)
-        } else {
-            target.run { completion(outcome) }
-        }
+        target.deliver(outcome, to: completion)
     }
 
     /// The perform ended without the action completing (a timeout, a cancellation).

@@ -12,43 +12,31 @@ import Foundation
 enum FastJSONDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from data: some ContiguousBytes) -> T? {
         // Types JSONDecoder decodes by its own rules rather than their Decodable conformance.
-        guard !isSpecial(type) else { return nil }
+        guard !FastJSON.isSpecial(type) else { return nil }
         return data.withUnsafeBytes { bytes -> T? in
             guard let value = JSONValue.parse(bytes) else { return nil }
-            let decoder = ValueDecoder(value: value, codingPath: [], state: Attempt())
+            let decoder = ValueDecoder(value: value, codingPath: [], state: FastJSON.Attempt())
             guard let decoded = try? T(from: decoder), !decoder.state.gaveUp else { return nil }
             return decoded
         }
     }
 
-    static func isSpecial<T>(_ type: T.Type) -> Bool {
-        type == Data.self || type == Date.self || type == URL.self || type == Decimal.self
-    }
-
-    /// Shared by every decoder, encoder and container of one attempt: whether any of them gave up.
-    final class Attempt {
-        var gaveUp = false
-    }
-
-    /// The error every container throws when it gives up; the decode's result is not used then.
-    struct GaveUp: Error {}
-
     /// A decoder positioned on one value.
     final class ValueDecoder: Decoder, SingleValueDecodingContainer {
         let value: JSONValue
         let codingPath: [any CodingKey]
-        let state: Attempt
+        let state: FastJSON.Attempt
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-        init(value: JSONValue, codingPath: [any CodingKey], state: Attempt) {
+        init(value: JSONValue, codingPath: [any CodingKey], state: FastJSON.Attempt) {
             self.value = value
             self.codingPath = codingPath
             self.state = state
         }
 
-        func giveUp() -> GaveUp {
+        func giveUp() -> FastJSON.GaveUp {
             state.gaveUp = true
-            return GaveUp()
+            return FastJSON.GaveUp()
         }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -127,7 +115,7 @@ enum FastJSONDecoder {
         func decode(_ type: UInt128.Type) throws -> UInt128 { throw giveUp() }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            guard !FastJSONDecoder.isSpecial(type) else { throw giveUp() }
+            guard !FastJSON.isSpecial(type) else { throw giveUp() }
             return try T(from: self)
         }
 
@@ -138,7 +126,7 @@ enum FastJSONDecoder {
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let members: [JSONMember]
         let codingPath: [any CodingKey]
-        let state: Attempt
+        let state: FastJSON.Attempt
 
         var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
@@ -153,7 +141,7 @@ enum FastJSONDecoder {
         private func value(for key: Key) throws -> JSONValue {
             guard let value = member(key) else {
                 state.gaveUp = true
-                throw GaveUp()
+                throw FastJSON.GaveUp()
             }
             return value
         }
@@ -166,7 +154,7 @@ enum FastJSONDecoder {
         private func primitive<T>(_ key: Key, _ read: (ValueDecoder.Primitive) -> T?) throws -> T {
             guard let primitive = read(ValueDecoder.Primitive(try value(for: key))) else {
                 state.gaveUp = true
-                throw GaveUp()
+                throw FastJSON.GaveUp()
             }
             return primitive
         }
@@ -200,12 +188,12 @@ enum FastJSONDecoder {
 
         func superDecoder() throws -> any Decoder {
             state.gaveUp = true
-            throw GaveUp()
+            throw FastJSON.GaveUp()
         }
 
         func superDecoder(forKey key: Key) throws -> any Decoder {
             state.gaveUp = true
-            throw GaveUp()
+            throw FastJSON.GaveUp()
         }
     }
 
@@ -213,10 +201,10 @@ enum FastJSONDecoder {
     struct UnkeyedContainer: UnkeyedDecodingContainer {
         let elements: [JSONValue]
         let codingPath: [any CodingKey]
-        let state: Attempt
+        let state: FastJSON.Attempt
         private(set) var currentIndex = 0
 
-        init(elements: [JSONValue], codingPath: [any CodingKey], state: Attempt) {
+        init(elements: [JSONValue], codingPath: [any CodingKey], state: FastJSON.Attempt) {
             self.elements = elements
             self.codingPath = codingPath
             self.state = state
@@ -228,9 +216,9 @@ enum FastJSONDecoder {
         private func current() throws -> ValueDecoder {
             guard !isAtEnd else {
                 state.gaveUp = true
-                throw GaveUp()
+                throw FastJSON.GaveUp()
             }
-            return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [IndexKey(intValue: currentIndex)], state: state)
+            return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [FastJSON.IndexKey(intValue: currentIndex)], state: state)
         }
 
         /// Decodes the current element and, only when that succeeds, moves past it (as
@@ -244,7 +232,7 @@ enum FastJSONDecoder {
         mutating func decodeNil() throws -> Bool {
             guard !isAtEnd else {
                 state.gaveUp = true
-                throw GaveUp()
+                throw FastJSON.GaveUp()
             }
             // Like JSONDecoder: a null is consumed, anything else is left for the next decode.
             if case .null = elements[currentIndex] {
@@ -282,16 +270,7 @@ enum FastJSONDecoder {
 
         mutating func superDecoder() throws -> any Decoder {
             state.gaveUp = true
-            throw GaveUp()
+            throw FastJSON.GaveUp()
         }
-    }
-
-    /// An array index in a coding path.
-    struct IndexKey: CodingKey {
-        let intValue: Int?
-        var stringValue: String { "Index \(intValue ?? 0)" }
-
-        init(intValue: Int) { self.intValue = intValue }
-        init?(stringValue: String) { nil }
     }
 }

@@ -11,8 +11,8 @@ import Foundation
 /// error thrown during the encode. The caller then encodes with `JSONEncoder`.
 enum FastJSONEncoder {
     static func encode<T: Encodable>(_ value: T) -> Data? {
-        guard !FastJSONDecoder.isSpecial(T.self) else { return nil }
-        let state = FastJSONDecoder.Attempt()
+        guard !FastJSON.isSpecial(T.self) else { return nil }
+        let state = FastJSON.Attempt()
         let encoder = ValueEncoder(state: state, codingPath: [])
         do {
             try value.encode(to: encoder)
@@ -118,19 +118,19 @@ enum FastJSONEncoder {
 
     /// An encoder for one value: what it encodes becomes its `node`.
     final class ValueEncoder: Encoder, SingleValueEncodingContainer {
-        let state: FastJSONDecoder.Attempt
+        let state: FastJSON.Attempt
         let codingPath: [any CodingKey]
         var userInfo: [CodingUserInfoKey: Any] { [:] }
         private(set) var node: Node?
 
-        init(state: FastJSONDecoder.Attempt, codingPath: [any CodingKey]) {
+        init(state: FastJSON.Attempt, codingPath: [any CodingKey]) {
             self.state = state
             self.codingPath = codingPath
         }
 
-        func giveUp() -> FastJSONDecoder.GaveUp {
+        func giveUp() -> FastJSON.GaveUp {
             state.gaveUp = true
-            return FastJSONDecoder.GaveUp()
+            return FastJSON.GaveUp()
         }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -196,17 +196,17 @@ enum FastJSONEncoder {
     }
 
     /// The node `value` encodes to, through an encoder of its own.
-    static func node<T: Encodable>(for value: T, state: FastJSONDecoder.Attempt, codingPath: [any CodingKey]) throws -> Node {
-        guard !FastJSONDecoder.isSpecial(T.self) else {
+    static func node<T: Encodable>(for value: T, state: FastJSON.Attempt, codingPath: [any CodingKey]) throws -> Node {
+        guard !FastJSON.isSpecial(T.self) else {
             state.gaveUp = true
-            throw FastJSONDecoder.GaveUp()
+            throw FastJSON.GaveUp()
         }
         let encoder = ValueEncoder(state: state, codingPath: codingPath)
         try value.encode(to: encoder)
         // A value that encodes nothing: Foundation writes something of its own for it.
         guard let node = encoder.node else {
             state.gaveUp = true
-            throw FastJSONDecoder.GaveUp()
+            throw FastJSON.GaveUp()
         }
         return node
     }
@@ -214,11 +214,11 @@ enum FastJSONEncoder {
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let object: ObjectNode
         let codingPath: [any CodingKey]
-        let state: FastJSONDecoder.Attempt
+        let state: FastJSON.Attempt
 
-        private func giveUp() -> FastJSONDecoder.GaveUp {
+        private func giveUp() -> FastJSON.GaveUp {
             state.gaveUp = true
-            return FastJSONDecoder.GaveUp()
+            return FastJSON.GaveUp()
         }
 
         private func add(_ value: Node, _ key: Key) { object.members.append(Member(key: key.stringValue, value: value)) }
@@ -271,13 +271,13 @@ enum FastJSONEncoder {
     struct UnkeyedContainer: UnkeyedEncodingContainer {
         let array: ArrayNode
         let codingPath: [any CodingKey]
-        let state: FastJSONDecoder.Attempt
+        let state: FastJSON.Attempt
 
         var count: Int { array.elements.count }
 
-        private func giveUp() -> FastJSONDecoder.GaveUp {
+        private func giveUp() -> FastJSON.GaveUp {
             state.gaveUp = true
-            return FastJSONDecoder.GaveUp()
+            return FastJSON.GaveUp()
         }
 
         private func add(_ value: Node) { array.elements.append(value) }
@@ -301,7 +301,7 @@ enum FastJSONEncoder {
         mutating func encode(_ value: UInt128) throws { throw giveUp() }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            add(try FastJSONEncoder.node(for: value, state: state, codingPath: codingPath + [FastJSONDecoder.IndexKey(intValue: count)]))
+            add(try FastJSONEncoder.node(for: value, state: state, codingPath: codingPath + [FastJSON.IndexKey(intValue: count)]))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

@@ -68,14 +68,9 @@ private struct JSONParser {
     }
 
     private mutating func object(depth: Int) -> JSONValue? {
-        position += 1
         var members: [JSONMember] = []
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            position += 1
-            return .object(members)
-        }
-        while true {
+        var closed = open(closing: UInt8(ascii: "}"))
+        while !closed {
             skipWhitespace()
             // Names are checked for duplicates and looked up by scanning: past a few dozen
             // members that would grow quadratically, so large objects go to Foundation.
@@ -87,36 +82,46 @@ private struct JSONParser {
             position += 1
             guard let member = value(depth: depth) else { return nil }
             members.append(JSONMember(key: key, value: member))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                return .object(members)
-            default: return nil
-            }
+            guard let end = next(closing: UInt8(ascii: "}")) else { return nil }
+            closed = end
         }
+        return .object(members)
     }
 
     private mutating func array(depth: Int) -> JSONValue? {
-        position += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if current == UInt8(ascii: "]") {
-            position += 1
-            return .array(elements)
-        }
-        while true {
+        var closed = open(closing: UInt8(ascii: "]"))
+        while !closed {
             guard let element = value(depth: depth) else { return nil }
             elements.append(element)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                return .array(elements)
-            default: return nil
-            }
+            guard let end = next(closing: UInt8(ascii: "]")) else { return nil }
+            closed = end
+        }
+        return .array(elements)
+    }
+
+    /// Steps over a container's opening byte: `true` when `closing` follows at once (an empty
+    /// container, consumed), `false` when an item follows.
+    private mutating func open(closing: UInt8) -> Bool {
+        position += 1
+        skipWhitespace()
+        guard current == closing else { return false }
+        position += 1
+        return true
+    }
+
+    /// After an item: `true` at `closing` (consumed), `false` after a comma, `nil` at anything else.
+    private mutating func next(closing: UInt8) -> Bool? {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: ","):
+            position += 1
+            return false
+        case closing:
+            position += 1
+            return true
+        default:
+            return nil
         }
     }
 
