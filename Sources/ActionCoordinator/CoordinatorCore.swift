@@ -22,7 +22,7 @@ public final class CoordinatorCore {
     private unowned let outbox: any CoordinatorOutbox
     private let logger: Logger
 
-    private var requests: [String: PendingRequest] = [:]
+    private var requests = RequestTable()
     private var lanes: [Lane: LaneQueue] = [:]
     /// Emptied lane queues kept for reuse: a lane that fills and empties with every request
     /// (one in flight per session, say) allocates nothing.
@@ -125,13 +125,13 @@ public final class CoordinatorCore {
         for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
             let request = recovered.request
             nextOrder += 1
-            let pending = PendingRequest(
-                request: request, sender: nil, order: nextOrder,
+            let pending = PendingRequest.make(
+                request, sender: nil, order: nextOrder,
                 deadline: now + .milliseconds(Int64((recovered.deadline.timeIntervalSince(wallNow) * 1000).rounded(.up)))
             )
             pending.recovered = true
             pending.deliveries = recovered.workerDeaths
-            requests[request.requestID] = pending
+            requests.insert(pending)
             deadlines.insert(pending, at: pending.deadline)
             enqueue(pending, atHead: false)
         }
@@ -142,11 +142,11 @@ public final class CoordinatorCore {
     /// unfinished requests in acceptance order, each with the worker deaths it has seen.
     public func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
         var records = completed.oldestFirst.map(JournalRecord.finished)
-        for pending in requests.values.sorted(by: { $0.order < $1.order }) {
+        for pending in requests.requests.sorted(by: { $0.order < $1.order }) {
             records.append(.accepted(pending.request, deadline: wallNow.addingTimeInterval((pending.deadline - now).timeInterval)))
             // A running request's current delivery is not a death.
             let deaths = pending.placement == .queued ? pending.deliveries : pending.deliveries - 1
-            records.append(contentsOf: repeatElement(.workerDied(requestID: pending.request.requestID), count: max(0, deaths)))
+            records.append(contentsOf: repeatElement(.workerDied(requestID: pending.requestID), count: max(0, deaths)))
         }
         return records
     }
@@ -216,15 +216,21 @@ public final class CoordinatorCore {
                 refuseNotOwner(request, from: client)
                 return
             }
-            let original = pending.request
-            if let conflict = conflict(request, original: (original.action, original.session, InputDigest.of(original.input))) {
+            if let conflict = conflict(request, original: (pending.action, pending.session, pending.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
                 return
             }
             // A resend of a request still in progress: answer to wherever the client is now.
             counters.duplicates += 1
-            requests[request.requestID]!.client = client
+            pending.client = client
             outbox.send(.accepted(requestID: request.requestID), to: client)
+            return
+        }
+        guard PendingRequest.fits(request) else {
+            // The wire codec's limits are far lower: only a request made in this process gets here.
+            counters.malformedClientMessages += 1
+            let message = "request \(request.requestID) has a name over \(PendingRequest.maxNameBytes) bytes or an input over \(PendingRequest.maxInputBytes) bytes"
+            outbox.send(.outcome(.failure(for: request, code: BusErrorCode.malformedRequest, message: message)), to: client)
             return
         }
         guard requests.count < configuration.maxQueued else {
@@ -242,8 +248,8 @@ public final class CoordinatorCore {
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
         let timeout = min(asked, configuration.maxTimeout)
         nextOrder += 1
-        let pending = PendingRequest(request: request, sender: sender, order: nextOrder, deadline: now + timeout)
-        requests[request.requestID] = pending
+        let pending = PendingRequest.make(request, sender: sender, order: nextOrder, deadline: now + timeout)
+        requests.insert(pending)
         share.unfinished += 1
         if isServed(request.action) {
             deadlines.insert(pending, at: pending.deadline)
@@ -408,7 +414,7 @@ public final class CoordinatorCore {
     /// address"): the one body frame is the output, JSON when it parses as JSON; more than one
     /// frame fails `invalidOutput`, since an outcome has one output.
     public func receivedMajordomoReply(requestID: String, body: [[UInt8]], from id: WorkerID, now: ContinuousClock.Instant) {
-        let request = requests[requestID]?.request
+        let request = requests[requestID]
         let result: WireOutcome.Result
         if body.count <= 1 {
             let output = body.first ?? []
@@ -455,14 +461,15 @@ public final class CoordinatorCore {
 
     private func result(_ outcome: WireOutcome, from worker: WorkerRecord, now: ContinuousClock.Instant, dispatching: Bool = true) {
         let id = worker.id
-        guard worker.inFlight.remove(outcome.requestID) != nil else {
+        guard let sent = worker.inFlight.remove(outcome.requestID) else {
             if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
             return
         }
         if !worker.isDraining { freeCredits += 1 }
         if !outcome.session.isEmpty, let pin = sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
-        if let index = requests.index(forKey: outcome.requestID), requests.values[index].placement == .running(on: id) {
-            complete(requests.remove(at: index).value, with: outcome, now: now)
+        // Unfinished, it is still in the table: a request leaves it only by finishing.
+        if !sent.isFinished, sent.placement == .running(on: id) {
+            finish(sent, with: outcome, now: now)
         } else {
             // Cancelled or timed out while it ran: the client already has its answer.
             counters.lateResultsDiscarded += 1
@@ -474,7 +481,7 @@ public final class CoordinatorCore {
     /// recovered request has not been sent out again, the result answers it and nothing reruns.
     private func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant) -> Bool {
         guard let pending = requests[outcome.requestID], pending.recovered, pending.placement == .queued,
-              pending.request.action == outcome.action else { return false }
+              pending.action == outcome.action else { return false }
         counters.adoptedResults += 1
         finish(outcome.requestID, with: outcome, now: now)
         dispatch(now: now)
@@ -492,16 +499,16 @@ public final class CoordinatorCore {
             sessions[session] = nil
         }
         var requeued: [PendingRequest] = []
-        for requestID in worker.inFlight {
-            guard let pending = requests[requestID], pending.placement == .running(on: id) else { continue }
-            let counts = countingDelivery && !withdrawn.contains(requestID)
+        for pending in worker.inFlight.requests {
+            guard !pending.isFinished, pending.placement == .running(on: id) else { continue }
+            let counts = countingDelivery && (withdrawn.isEmpty || !withdrawn.contains(pending.requestID))
             if counts && pending.deliveries >= configuration.maxDeliveries {
                 let message = "the request was delivered \(pending.deliveries) times and its worker died each time"
-                finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message), now: now)
+                finish(pending, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message), now: now)
                 continue
             }
             if counts {
-                outbox.journal(.workerDied(requestID: requestID))
+                outbox.journal(.workerDied(requestID: pending.requestID))
             } else {
                 pending.deliveries -= 1
             }
@@ -597,14 +604,13 @@ public final class CoordinatorCore {
     private func expireDeadlines(now: ContinuousClock.Instant) {
         var expired: [PendingRequest] = []
         for pending in deadlines.removeDue(now: now) where !pending.isFinished {
-            let requestID = pending.request.requestID
             switch pending.placement {
             case .queued where now >= pending.deadline:
                 expired.append(pending)
             case .queued:
                 // The early check of a request no registered worker served when it came; one
                 // that has been delivered since was served, and waits for its deadline.
-                if pending.deliveries > 0 || isServed(pending.request.action) {
+                if pending.deliveries > 0 || isServed(pending.action) {
                     deadlines.insert(pending, at: pending.deadline)
                 } else {
                     expired.append(pending)
@@ -613,7 +619,7 @@ public final class CoordinatorCore {
                 // The worker's own timeout fired long ago, so it runs nothing for this request
                 // any more: its answer was lost (a dropped connection), and so is not coming.
                 // Take the request off it, so its credit does not leak.
-                if workers[worker]?.inFlight.remove(requestID) != nil, workers[worker]?.isDraining == false,
+                if workers[worker]?.inFlight.remove(pending) == true, workers[worker]?.isDraining == false,
                    workers[worker]?.isUnreachable == false {
                     freeCredits += 1
                 }
@@ -627,7 +633,7 @@ public final class CoordinatorCore {
         let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions))
         var suggestions: [String: String?] = [:]
         for pending in expired.sorted(by: { $0.order < $1.order }) {
-            finish(pending.request.requestID, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
+            finish(pending, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
         }
         // A removed request may have been holding back later requests of its session.
         dispatch(now: now)
@@ -638,7 +644,7 @@ public final class CoordinatorCore {
     private func expiredOutcome(
         _ pending: PendingRequest, served: Set<String>, suggestions: inout [String: String?]
     ) -> WireOutcome {
-        let action = pending.request.action
+        let action = pending.action
         guard pending.placement == .queued, !served.contains(action) else {
             return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
         }
@@ -661,7 +667,7 @@ public final class CoordinatorCore {
 
     /// Puts a queued request in its lane: at the back, or at the head for a redelivery.
     private func enqueue(_ pending: PendingRequest, atHead: Bool) {
-        let lane = Lane(pending.request)
+        let lane = pending.lane
         queuedCount += 1
         if let queue = lanes[lane] {
             if atHead { queue.requests.prepend(pending) } else { queue.requests.append(pending) }
@@ -746,7 +752,7 @@ public final class CoordinatorCore {
                 continue
             }
             let worker: WorkerRecord
-            switch chooseWorker(for: pending.request, now: now) {
+            switch chooseWorker(for: pending, now: now) {
             case .worker(let chosen): worker = chosen
             case .waitForHost(let host): return .blocked(host: host)
             case .waitForAny: return .blocked(host: nil)
@@ -771,42 +777,44 @@ public final class CoordinatorCore {
 
     /// Whether `host` still runs a request of `session`.
     private func runs(_ session: String, on host: WorkerRecord) -> Bool {
-        host.inFlight.contains { requests[$0]?.request.session == session }
+        host.inFlight.contains { !$0.isFinished && $0.hasSession && $0.session == session }
     }
 
-    private func chooseWorker(for request: WireRequest, now: ContinuousClock.Instant) -> WorkerChoice {
-        if !request.session.isEmpty, let host = sessions[request.session]?.worker, let worker = workers[host] {
-            if worker.actions.contains(request.action) {
-                return worker.freeCredits > 0 && !worker.inFlight.contains(request.requestID) ? .worker(worker) : .waitForHost(host)
+    private func chooseWorker(for pending: PendingRequest, now: ContinuousClock.Instant) -> WorkerChoice {
+        let action = pending.action
+        let session = pending.hasSession ? pending.session : ""
+        if !session.isEmpty, let host = sessions[session]?.worker, let worker = workers[host] {
+            if worker.actions.contains(action) {
+                return worker.freeCredits > 0 && !worker.inFlight.containsID(of: pending) ? .worker(worker) : .waitForHost(host)
             }
             // The host does not serve this action: the session moves, but only once what it
             // runs there has finished, so its requests still complete in order.
-            if runs(request.session, on: worker) { return .waitForHost(host) }
+            if runs(session, on: worker) { return .waitForHost(host) }
         }
-        var best = leastLoadedWorker(for: request.action, excluding: nil)
+        var best = leastLoadedWorker(for: action, excluding: nil)
         // Not to a worker still holding an abandoned run of the same id: one credit, one id.
         // Rare, so checked on the choice rather than on every candidate.
-        if let chosen = best, chosen.inFlight.contains(request.requestID) {
-            best = leastLoadedWorker(for: request.action, excluding: request.requestID)
+        if let chosen = best, chosen.inFlight.containsID(of: pending) {
+            best = leastLoadedWorker(for: action, excluding: pending)
         }
         guard let chosenWorker = best else { return .waitForAny }
         let chosen = chosenWorker.id
-        if !request.session.isEmpty {
-            if let previous = sessions[request.session]?.worker, previous != chosen {
-                workers[previous]?.sessions.remove(request.session)
+        if !session.isEmpty {
+            if let previous = sessions[session]?.worker, previous != chosen {
+                workers[previous]?.sessions.remove(session)
             }
-            sessions[request.session] = SessionPin(worker: chosen, lastUsed: now)
-            chosenWorker.sessions.insert(request.session)
+            sessions[session] = SessionPin(worker: chosen, lastUsed: now)
+            chosenWorker.sessions.insert(session)
         }
         return .worker(chosenWorker)
     }
 
     /// The worker serving `action` with a free credit and the fewest requests in flight (on a
-    /// tie, the most room), leaving out those still holding a run of `requestID`.
-    private func leastLoadedWorker(for action: String, excluding requestID: String?) -> WorkerRecord? {
+    /// tie, the most room), leaving out those still holding a run of the id of `excluded`.
+    private func leastLoadedWorker(for action: String, excluding excluded: PendingRequest?) -> WorkerRecord? {
         var best: WorkerRecord?
         for worker in workers.values where worker.freeCredits > 0 && worker.actions.contains(action) {
-            if let requestID, worker.inFlight.contains(requestID) { continue }
+            if let excluded, worker.inFlight.containsID(of: excluded) { continue }
             if let current = best {
                 // Least loaded first; on a tie, the one with more room.
                 if worker.inFlight.count < current.inFlight.count
@@ -823,16 +831,15 @@ public final class CoordinatorCore {
     /// Sends a queued request to `worker`; when the worker cannot be reached, the request goes
     /// back to the head of its lane, uncounted, and the worker is taken out of the pool.
     private func send(_ pending: PendingRequest, to worker: WorkerRecord, now: ContinuousClock.Instant) {
-        let requestID = pending.request.requestID
         pending.placement = .running(on: worker.id)
         pending.deliveries += 1
-        if !pending.request.session.isEmpty { sessions[pending.request.session]?.lastUsed = now }
-        worker.inFlight.insert(requestID)
+        if pending.hasSession { sessions[pending.session]?.lastUsed = now }
+        worker.inFlight.insert(pending)
         freeCredits -= 1
         var request = pending.request
         request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(pending.deadline - now)
         guard !outbox.send(.request(request), to: worker.id) else { return }
-        worker.inFlight.remove(requestID)
+        worker.inFlight.remove(pending)
         freeCredits += 1
         pending.placement = .queued
         pending.deliveries -= 1
@@ -849,11 +856,11 @@ public final class CoordinatorCore {
         for requestID in requestIDs.reversed() {
             // The worker never had it: its credit comes back whatever became of the request
             // meanwhile (a cancellation or a deadline may have finished it).
-            guard record.inFlight.remove(requestID) != nil else { continue }
+            guard let pending = record.inFlight.remove(requestID) else { continue }
             returned = true
             // The pool counts this worker's free credits only while it is reachable and not draining.
             if !record.isUnreachable, !record.isDraining { freeCredits += 1 }
-            guard let pending = requests[requestID], pending.placement == .running(on: worker) else { continue }
+            guard !pending.isFinished, pending.placement == .running(on: worker) else { continue }
             pending.placement = .queued
             pending.deliveries -= 1
             enqueue(pending, atHead: true)
@@ -866,7 +873,14 @@ public final class CoordinatorCore {
     // MARK: Outcomes
 
     private func finish(_ requestID: String, with outcome: WireOutcome, now: ContinuousClock.Instant) {
-        guard let pending = requests.removeValue(forKey: requestID) else { return }
+        guard let pending = requests.remove(requestID) else { return }
+        complete(pending, with: outcome, now: now)
+    }
+
+    /// Answers `pending`, which must be unfinished (and so in the table).
+    private func finish(_ pending: PendingRequest, with outcome: WireOutcome, now: ContinuousClock.Instant) {
+        let removed = requests.remove(pending)
+        assert(removed, "an unfinished request is in the table")
         complete(pending, with: outcome, now: now)
     }
 
@@ -881,7 +895,7 @@ public final class CoordinatorCore {
         if pending.firstSender.map({ $0.protocol == .actionBus }) ?? true {
             completed.record(
                 outcome, owedUntil: pending.deadline + configuration.owedOutcomeGrace,
-                origin: OutcomeOrigin(inputDigest: InputDigest.of(pending.request.input), firstSender: pending.firstSender)
+                origin: OutcomeOrigin(inputDigest: pending.inputDigest, firstSender: pending.firstSender)
             )
         }
         counters.completed += 1

@@ -2,7 +2,7 @@
 /// reuse of the request id with other input is told from a resend without keeping the input
 /// itself; and a short stand-in for a long routing id.
 enum InputDigest {
-    static func of(_ bytes: [UInt8]) -> UInt64 {
+    static func of<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3

@@ -2,65 +2,199 @@ import ActionWire
 
 /// An accepted request the coordinator has not answered yet.
 ///
-/// A class: the coordinator changes it in place (placement, deliveries, client) several times
-/// in its life, and a struct this size would be copied out of and back into the table each time.
-final class PendingRequest {
+/// One allocation per request: the small fields sit in the buffer's header, and the request's
+/// bytes (id, action, session, content type unless it is JSON, input) follow it in the same
+/// block. A million queued requests are a million of these, so what each costs is what the
+/// queue costs: a request held as a ``WireRequest`` was three allocations (the object, a
+/// request id of 16 bytes or more, the input) and about 130 bytes more.
+///
+/// A class, changed in place (placement, deliveries, client) several times in its life.
+final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     enum Placement: Equatable {
         case queued
         case running(on: WorkerID)
     }
 
-    let request: WireRequest
-    /// The client to answer: its first sender, until a retry arrives from another connection.
-    /// `nil` for a request recovered from the journal until its client sends it again.
-    var client: ClientAddress? {
-        get { movedClient?.address ?? firstSender }
-        set { movedClient = newValue == firstSender ? nil : newValue.map(MovedClient.init) }
-    }
-    /// Where a retry from another connection moved the answer to. Rare, so kept out of line:
-    /// an address inline costs every queued request about 50 bytes.
-    private var movedClient: MovedClient?
-    /// The client that first sent it, and the share of the queue it counts against (its
-    /// connection's). `nil` for a request recovered from the journal, which counts against no
-    /// one's share.
-    let sender: RequestSender?
-    /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
-    /// may cancel it or take its outcome.
-    var firstSender: ClientAddress? { sender?.address }
-    /// Acceptance order: requests requeued from a dead worker go back to the head of the queue,
-    /// among themselves in the order they were accepted.
-    let order: UInt64
-    /// The deadline, in nanoseconds after ``epoch``: half the size of an `Instant`.
-    private let deadlineOffset: Int64
-    var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(deadlineOffset)) }
-    private static let epoch = ContinuousClock.now
-    // The small fields sit together after the placement, so that a million queued requests
-    // do not each pay for padding.
-    var placement: Placement = .queued
-    /// Recovered from the journal after a restart: a worker may still be running it from before.
-    var recovered = false
-    /// Answered and out of the table: a lane entry still pointing at it is stale.
-    var isFinished = false
-    /// Where its deadline sits in the ``DeadlineWheel``: the wheel's own bookkeeping.
-    var wheelIndex: Int32 = 0
-    private var deliveryCount: Int32 = 0
-    /// How many times it was sent to a worker (counting back the sends that never left).
-    var deliveries: Int {
-        get { Int(deliveryCount) }
-        set { deliveryCount = Int32(clamping: newValue) }
-    }
-    var wheelBucket: DeadlineWheel.Bucket?
-
-    init(request: WireRequest, sender: RequestSender?, order: UInt64, deadline: ContinuousClock.Instant) {
-        self.request = request
-        self.sender = sender
-        self.order = order
-        let offset = (deadline - Self.epoch).components
-        self.deadlineOffset = offset.seconds * 1_000_000_000 + offset.attoseconds / 1_000_000_000
+    /// The request's small fields, ordered so that a million of them do not each pay for padding.
+    struct Fields {
+        /// The client that first sent it, and the share of the queue it counts against (its
+        /// connection's). `nil` for a request recovered from the journal, which counts against
+        /// no one's share.
+        let sender: RequestSender?
+        /// Where a retry from another connection moved the answer to. Rare, so kept out of
+        /// line: an address inline costs every queued request about 50 bytes.
+        var movedClient: MovedClient?
+        /// Acceptance order: requests requeued from a dead worker go back to the head of the
+        /// queue, among themselves in the order they were accepted.
+        let order: UInt64
+        /// The deadline, in nanoseconds after ``PendingRequest/epoch``: half an `Instant`.
+        let deadlineOffset: Int64
+        var wheelBucket: DeadlineWheel.Bucket?
+        var placement: Placement = .queued
+        var wheelIndex: Int32 = 0
+        var deliveryCount: Int32 = 0
+        let timeoutMilliseconds: UInt32
+        // Lengths of the fields in the tail, in this order; content type 0 means JSON.
+        let idCount: UInt16
+        let actionCount: UInt16
+        let sessionCount: UInt16
+        let contentTypeCount: UInt16
+        let inputCount: UInt32
+        var recovered = false
+        var isFinished = false
     }
 
-    private final class MovedClient {
+    final class MovedClient {
         let address: ClientAddress
         init(_ address: ClientAddress) { self.address = address }
     }
+
+    /// The longest name a pending request holds (its lengths are 16-bit); the wire's own limit
+    /// (``WireLimits/maxNameBytes``, 255) is far below it.
+    static let maxNameBytes = Int(UInt16.max)
+
+    private static let epoch = ContinuousClock.now
+
+    /// The largest input a pending request holds (its length is 32-bit); messages are far smaller.
+    static let maxInputBytes = Int(UInt32.max)
+
+    /// Whether `request` fits: its names at most ``maxNameBytes`` long, its input at most
+    /// ``maxInputBytes``. Anything the wire codec decodes does.
+    static func fits(_ request: WireRequest) -> Bool {
+        request.requestID.utf8.count <= maxNameBytes && request.action.utf8.count <= maxNameBytes
+            && request.session.utf8.count <= maxNameBytes && request.contentType.utf8.count <= maxNameBytes
+            && request.input.count <= maxInputBytes
+    }
+
+    /// Packs `request`, which must fit (``fits(_:)``).
+    static func make(
+        _ request: WireRequest, sender: RequestSender?, order: UInt64, deadline: ContinuousClock.Instant
+    ) -> PendingRequest {
+        let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
+        let fields = Fields(
+            sender: sender, order: order, deadlineOffset: nanoseconds(deadline - epoch),
+            timeoutMilliseconds: request.timeoutMilliseconds,
+            idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
+            sessionCount: UInt16(request.session.utf8.count), contentTypeCount: UInt16(contentType),
+            inputCount: UInt32(request.input.count)
+        )
+        let tail = Int(fields.idCount) + Int(fields.actionCount) + Int(fields.sessionCount) + contentType + request.input.count
+        let pending = unsafeDowncast(create(minimumCapacity: tail) { _ in fields }, to: PendingRequest.self)
+        pending.withUnsafeMutablePointerToElements { start in
+            var next = UnsafeMutableBufferPointer(start: start, count: tail)
+            func write<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+                let end = next.initialize(fromContentsOf: bytes)
+                next = UnsafeMutableBufferPointer(rebasing: next[end...])
+            }
+            write(request.requestID.utf8)
+            write(request.action.utf8)
+            write(request.session.utf8)
+            if contentType > 0 { write(request.contentType.utf8) }
+            write(request.input)
+        }
+        return pending
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    // MARK: The request's bytes
+
+    /// Calls `body` with the bytes of field `index` (0 id, 1 action, 2 session, 3 content type,
+    /// 4 input); the buffer is valid only inside `body`.
+    private func withField<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        let fields = header
+        var offset = 0
+        var count = fields.idCount.int
+        if index >= 1 { offset += count; count = fields.actionCount.int }
+        if index >= 2 { offset += count; count = fields.sessionCount.int }
+        if index >= 3 { offset += count; count = fields.contentTypeCount.int }
+        if index >= 4 { offset += count; count = Int(fields.inputCount) }
+        return try withUnsafeMutablePointerToElements { start in
+            try body(UnsafeRawBufferPointer(start: start + offset, count: count))
+        }
+    }
+
+    /// Whether the request id is `bytes`.
+    func hasRequestID(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        header.idCount.int == bytes.count && withRequestIDBytes { $0.elementsEqual(bytes) }
+    }
+
+    /// Calls `body` with the request id's bytes.
+    func withRequestIDBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointerToElements { start in
+            try body(UnsafeRawBufferPointer(start: start, count: header.idCount.int))
+        }
+    }
+
+    var requestID: String { withField(0) { String(decoding: $0, as: UTF8.self) } }
+    var action: String { withField(1) { String(decoding: $0, as: UTF8.self) } }
+    var session: String { withField(2) { String(decoding: $0, as: UTF8.self) } }
+    var hasSession: Bool { header.sessionCount != 0 }
+    var contentType: String {
+        header.contentTypeCount == 0 ? WireRequest.json : withField(3) { String(decoding: $0, as: UTF8.self) }
+    }
+    var input: [UInt8] { withField(4) { Array($0) } }
+    /// The input's digest (``InputDigest``), read in place.
+    var inputDigest: UInt64 { withField(4) { InputDigest.of($0) } }
+
+    /// The request as it came, with its timeout.
+    var request: WireRequest {
+        WireRequest(
+            requestID: requestID, action: action, session: session,
+            timeoutMilliseconds: header.timeoutMilliseconds, contentType: contentType, input: input
+        )
+    }
+
+    /// Its lane: its session's, or without a session its action's.
+    var lane: Lane { hasSession ? .session(session) : .action(action) }
+
+    // MARK: State
+
+    /// The client to answer: its first sender, until a retry arrives from another connection.
+    /// `nil` for a request recovered from the journal until its client sends it again.
+    var client: ClientAddress? {
+        get { header.movedClient?.address ?? firstSender }
+        set { header.movedClient = newValue == firstSender ? nil : newValue.map(MovedClient.init) }
+    }
+    var sender: RequestSender? { header.sender }
+    /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
+    /// may cancel it or take its outcome.
+    var firstSender: ClientAddress? { header.sender?.address }
+    var order: UInt64 { header.order }
+    var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(header.deadlineOffset)) }
+    var placement: Placement {
+        get { header.placement }
+        set { header.placement = newValue }
+    }
+    /// Recovered from the journal after a restart: a worker may still be running it from before.
+    var recovered: Bool {
+        get { header.recovered }
+        set { header.recovered = newValue }
+    }
+    /// Answered and out of the table: a lane entry still pointing at it is stale.
+    var isFinished: Bool {
+        get { header.isFinished }
+        set { header.isFinished = newValue }
+    }
+    /// How many times it was sent to a worker (counting back the sends that never left).
+    var deliveries: Int {
+        get { Int(header.deliveryCount) }
+        set { header.deliveryCount = Int32(clamping: newValue) }
+    }
+    /// Where its deadline sits in the ``DeadlineWheel``: the wheel's own bookkeeping.
+    var wheelBucket: DeadlineWheel.Bucket? {
+        get { header.wheelBucket }
+        set { header.wheelBucket = newValue }
+    }
+    var wheelIndex: Int32 {
+        get { header.wheelIndex }
+        set { header.wheelIndex = newValue }
+    }
+}
+
+private extension UInt16 {
+    var int: Int { Int(self) }
 }

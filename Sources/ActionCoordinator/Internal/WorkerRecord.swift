@@ -10,8 +10,9 @@ final class WorkerRecord {
     let name: String
     let actions: Set<String>
     let credits: Int
-    /// Requests sent and not yet answered, including abandoned ones whose credit is still out.
-    var inFlight: Set<String> = []
+    /// Requests sent and not yet answered, including abandoned ones whose credit is still out
+    /// (finished: cancelled, or past their deadline, while it ran them).
+    var inFlight = RequestTable()
     var sessions: Set<String> = []
     var lastHeard: ContinuousClock.Instant
     var lastHeartbeatSent: ContinuousClock.Instant
