@@ -836,9 +836,8 @@ public final class CoordinatorCore {
         if pending.hasSession { sessions[pending.session]?.lastUsed = now }
         worker.inFlight.insert(pending)
         freeCredits -= 1
-        var request = pending.request
-        request.timeoutMilliseconds = WireRequest.timeoutMilliseconds(pending.deadline - now)
-        guard !outbox.send(.request(request), to: worker.id) else { return }
+        let packed = pending.packed(timeoutMilliseconds: WireRequest.timeoutMilliseconds(pending.deadline - now))
+        guard !outbox.send(.packedRequest(packed), to: worker.id) else { return }
         worker.inFlight.remove(pending)
         freeCredits += 1
         pending.placement = .queued

@@ -100,6 +100,12 @@ public enum WorkerInstruction: Sendable, Hashable {
     /// REQUEST carrying several requests, one packed record each, in the order they are to
     /// start (decoding a one-record REQUEST gives ``request(_:)``).
     case requestBatch([WireRequest])
+    /// REQUEST of one request already packed (the coordinator's own): the same message as
+    /// ``request(_:)``, which is what it decodes as.
+    case packedRequest(PackedRequest)
+    /// REQUEST carrying requests already packed: the same message as ``requestBatch(_:)``,
+    /// which is what it decodes as.
+    case packedRequests([PackedRequest])
     /// HEARTBEAT: header.
     case heartbeat
     /// DISCONNECT: header. The coordinator does not know this worker; it must send READY again.
@@ -120,6 +126,12 @@ public enum WorkerInstruction: Sendable, Hashable {
         case .requestBatch(let requests):
             writer.append(WireHeader.bytes(.request))
             for request in requests { writer.append(request.packed) }
+        case .packedRequest(let request):
+            writer.append(WireHeader.bytes(.request))
+            writer.append(request.record)
+        case .packedRequests(let requests):
+            writer.append(WireHeader.bytes(.request))
+            for request in requests { writer.append(request.record) }
         case .heartbeat:
             writer.append(WireHeader.bytes(.coordinatorHeartbeat))
         case .disconnect:

@@ -2,6 +2,7 @@ import ActionCoordinator
 import ActionJournal
 import ActionWire
 import Logging
+import Testing
 
 /// A ``CoordinatorOutbox`` that records everything the core decides.
 final class RecordingOutbox: CoordinatorOutbox {
@@ -25,8 +26,22 @@ final class RecordingOutbox: CoordinatorOutbox {
     }
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        instructions.append((instruction, worker))
+        // The core sends requests packed; tests read them as the worker will decode them.
+        switch instruction {
+        case .packedRequest(let packed):
+            let decoded = try? WorkerInstruction.decode(Self.frames(of: instruction))
+            #expect(decoded == .request(packed.request!), "a packed REQUEST decodes as the request")
+            instructions.append((.request(packed.request!), worker))
+        default:
+            instructions.append((instruction, worker))
+        }
         return !unreachable.contains(worker)
+    }
+
+    private static func frames(of instruction: WorkerInstruction) -> WireFrameList {
+        var frames = WireFrameList()
+        instruction.encode(into: &frames)
+        return frames
     }
 
     func publish(_ message: StreamMessage) {

@@ -56,7 +56,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var workerRoutingIDs = RoutingIDCache()
     private var outgoing = Multipart()
     /// Requests chosen for each worker during this batch, sent together when it ends.
-    private var requestBatches: [WorkerID: GatheredRecords<WireRequest>] = [:]
+    private var requestBatches: [WorkerID: GatheredRecords<PackedRequest>] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.
     private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers a send failed to in the batch being handled.
@@ -629,19 +629,23 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        if case .request(let request) = instruction {
-            if let gathered = requestBatches[worker] {
-                gathered.append(request, bytes: request.input.count)
-            } else {
-                let gathered = GatheredRecords<WireRequest>()
-                gathered.append(request, bytes: request.input.count)
-                requestBatches[worker] = gathered
-            }
-            return true
+        let request: PackedRequest
+        switch instruction {
+        case .packedRequest(let packed): request = packed
+        case .request(let unpacked): request = PackedRequest(record: unpacked.packed)
+        default:
+            // Whatever else goes to the worker (a CANCEL, say) follows the requests chosen before it.
+            if requestBatches[worker] != nil { sendRequestBatch(to: worker) }
+            return transmit(instruction, to: worker)
         }
-        // Whatever else goes to the worker (a CANCEL, say) follows the requests chosen before it.
-        if requestBatches[worker] != nil { sendRequestBatch(to: worker) }
-        return transmit(instruction, to: worker)
+        if let gathered = requestBatches[worker] {
+            gathered.append(request, bytes: request.record.count)
+        } else {
+            let gathered = GatheredRecords<PackedRequest>()
+            gathered.append(request, bytes: request.record.count)
+            requestBatches[worker] = gathered
+        }
+        return true
     }
 
     func withdrawRequests(to worker: WorkerID) -> [String] {
@@ -674,8 +678,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
         // An MDP/0.1 worker takes one request a message.
         let maxRecords = majordomoWorkers.contains(worker) ? 1 : WireBatching.maxRecords
-        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.input.count }) {
-            let instruction: WorkerInstruction = run.count == 1 ? .request(requests[run.lowerBound]) : .requestBatch(Array(requests[run]))
+        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.record.count }) {
+            let instruction: WorkerInstruction = run.count == 1 ? .packedRequest(requests[run.lowerBound]) : .packedRequests(Array(requests[run]))
             guard transmit(instruction, to: worker) else {
                 unreachableThisBatch.insert(worker)
                 undeliveredRequests.append((worker, requests[run.lowerBound...].map(\.requestID)))
@@ -706,6 +710,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         switch instruction {
         case .request(let request): requests = [request]
         case .requestBatch(let batch): requests = batch
+        case .packedRequest(let packed): requests = packed.request.map { [$0] } ?? []
+        case .packedRequests(let batch): requests = batch.compactMap(\.request)
         case .welcome, .cancel: return true
         case .heartbeat, .disconnect:
             outgoing.removeAll()

@@ -148,6 +148,48 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         )
     }
 
+    /// The request as its wire record, with `timeoutMilliseconds` (the time it has left) in place
+    /// of the timeout it came with: one allocation, the bytes copied as they are.
+    func packed(timeoutMilliseconds: UInt32) -> PackedRequest {
+        let fields = header
+        let contentTypeCount = fields.contentTypeCount == 0 ? WireRequest.json.utf8.count : fields.contentTypeCount.int
+        let total = 24 + fields.idCount.int + fields.actionCount.int + fields.sessionCount.int + 4 + contentTypeCount
+            + Int(fields.inputCount)
+        let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            withUnsafeMutablePointerToElements { start in
+                var source = UnsafeBufferPointer(start: start, count: total)
+                var next = buffer
+                func write(length: Int) {
+                    let bytes = UInt32(length).bigEndian
+                    withUnsafeBytes(of: bytes) { _ = next.initialize(fromContentsOf: $0) }
+                    next = UnsafeMutableBufferPointer(rebasing: next[4...])
+                }
+                func copy(_ count: Int) {
+                    write(length: count)
+                    _ = next.initialize(fromContentsOf: source.prefix(count))
+                    next = UnsafeMutableBufferPointer(rebasing: next[count...])
+                    source = UnsafeBufferPointer(rebasing: source[count...])
+                }
+                copy(fields.idCount.int)
+                copy(fields.actionCount.int)
+                copy(fields.sessionCount.int)
+                write(length: 4)
+                withUnsafeBytes(of: timeoutMilliseconds.bigEndian) { _ = next.initialize(fromContentsOf: $0) }
+                next = UnsafeMutableBufferPointer(rebasing: next[4...])
+                if fields.contentTypeCount == 0 {
+                    write(length: contentTypeCount)
+                    _ = next.initialize(fromContentsOf: WireRequest.json.utf8)
+                    next = UnsafeMutableBufferPointer(rebasing: next[contentTypeCount...])
+                } else {
+                    copy(contentTypeCount)
+                }
+                copy(Int(fields.inputCount))
+            }
+            initialized = total
+        }
+        return PackedRequest(record: record)
+    }
+
     /// Its lane: its session's, or without a session its action's.
     var lane: Lane { hasSession ? .session(session) : .action(action) }
 

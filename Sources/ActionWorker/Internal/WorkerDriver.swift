@@ -191,6 +191,9 @@ final class WorkerDriver: IOLoopDriver {
                     start(request)
                 case .requestBatch(let requests):
                     for request in requests { start(request) }
+                case .packedRequest, .packedRequests:
+                    // Only made to be sent: a REQUEST decodes as `request` or `requestBatch`.
+                    break
                 case .heartbeat:
                     break
                 case .disconnect:

@@ -1,0 +1,29 @@
+/// A request already in its wire form: one packed record (``PackedRecord``), as a REQUEST
+/// carries it.
+///
+/// The coordinator holds queued requests as bytes and sends them to workers as bytes, so a
+/// request it forwards is never taken apart into `String`s and arrays and put back together.
+/// Only the coordinator makes these, from fields it checked when it accepted the request.
+public struct PackedRequest: Sendable, Hashable {
+    /// The record: each field a 4-byte big-endian length and its bytes, in ``WireRequest``'s
+    /// field order.
+    public let record: [UInt8]
+
+    /// Wraps a record in ``WireRequest``'s field order (the caller made it so).
+    public init(record: [UInt8]) { self.record = record }
+
+    /// The request as a ``WireRequest``, for a peer that needs one (an MDP worker), or `nil`
+    /// when the record does not decode.
+    public var request: WireRequest? {
+        var limits = WireLimits(maxBodyBytes: .max)
+        limits.maxNameBytes = .max
+        return try? WireRequest.unpack(record[...], command: .request, limits: limits)
+    }
+
+    /// The request id: the record's first field.
+    public var requestID: String {
+        guard record.count >= 4 else { return "" }
+        let count = Int(record[...].bigEndianInteger(at: 0, as: UInt32.self))
+        return String(decoding: record[4..<min(record.count, 4 + count)], as: UTF8.self)
+    }
+}
