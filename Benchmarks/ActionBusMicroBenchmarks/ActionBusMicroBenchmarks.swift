@@ -93,6 +93,28 @@ let benchmarks: @Sendable () -> Void = {
         withExtendedLifetime(outbox) {}
     }
 
+    Benchmark("coordinator: the same, requests and results in batches of 100 (as clients and workers send them)", configuration: configuration) { benchmark in
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        let outbox = DiscardingOutbox()
+        let core = CoordinatorCore(configuration: CoordinatorConfiguration(), outbox: outbox, logger: logger)
+        let worker = WorkerID([0xA1])
+        let client = ClientAddress(routingID: Array("0123456789abcdef0123456789abcdef".utf8))
+        let start = ContinuousClock.now
+        core.received(.ready(WorkerRegistration(name: "w1", credits: UInt32(batch), actions: ["Echo.say"])), from: worker, now: start)
+        let requests = (0..<batch).map(request)
+        let outcomes = requests.map(outcome(for:))
+        let requestBatches = stride(from: 0, to: batch, by: 100).map { Array(requests[$0..<min(batch, $0 + 100)]) }
+        let outcomeBatches = stride(from: 0, to: batch, by: 100).map { Array(outcomes[$0..<min(batch, $0 + 100)]) }
+        let ids = requests.map(\.requestID)
+        benchmark.startMeasurement()
+        for requests in requestBatches { core.received(.performBatch(requests), from: client, now: start) }
+        for outcomes in outcomeBatches { core.received(.resultBatch(outcomes), from: worker, now: start) }
+        core.received(.acknowledge(requestIDs: ids), from: client, now: start)
+        benchmark.stopMeasurement()
+        withExtendedLifetime(outbox) {}
+    }
+
     // MARK: Journal
 
     Benchmark("journal: append acceptance and outcome, one commit (write + fdatasync) per 1000", configuration: configuration) { benchmark in

@@ -157,10 +157,18 @@ public final class CoordinatorCore {
     public func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
         switch message {
         case .perform(let request):
-            perform(request, from: client, now: now)
+            if perform(request, from: client, now: now) {
+                outbox.send(.accepted(requestID: request.requestID), to: client)
+            }
         case .performBatch(let requests):
             // Accepted in order, then dispatched once: the lanes fill before workers are chosen.
-            for request in requests { perform(request, from: client, now: now, dispatching: false) }
+            // One ACCEPTED names every request of the batch that was accepted.
+            var accepted: [String] = []
+            accepted.reserveCapacity(requests.count)
+            for request in requests where perform(request, from: client, now: now, dispatching: false) {
+                accepted.append(request.requestID)
+            }
+            if !accepted.isEmpty { outbox.send(.accepted(requestIDs: accepted), to: client) }
             dispatch(now: now)
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
@@ -197,52 +205,53 @@ public final class CoordinatorCore {
         }
     }
 
-    private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) {
+    /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
+    /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
+    private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
         if let (outcome, origin) = completed.lookup(request.requestID) {
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
-                return
+                return false
             }
             if let conflict = conflict(request, original: (outcome.action, outcome.session, origin?.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
-                return
+                return false
             }
             counters.duplicates += 1
             outbox.send(.outcome(outcome), to: client)
-            return
+            return false
         }
         if let pending = requests[request.requestID] {
             if let owner = pending.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
-                return
+                return false
             }
             if let conflict = conflict(request, original: (pending.action, pending.session, pending.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
-                return
+                return false
             }
             // A resend of a request still in progress: answer to wherever the client is now.
             counters.duplicates += 1
             pending.client = client
-            outbox.send(.accepted(requestID: request.requestID), to: client)
-            return
+            return true
         }
         guard PendingRequest.fits(request) else {
             // The wire codec's limits are far lower: only a request made in this process gets here.
             counters.malformedClientMessages += 1
             let message = "request \(request.requestID) has a name over \(PendingRequest.maxNameBytes) bytes or an input over \(PendingRequest.maxInputBytes) bytes"
             outbox.send(.outcome(.failure(for: request, code: BusErrorCode.malformedRequest, message: message)), to: client)
-            return
+            return false
         }
         guard requests.count < configuration.maxQueued else {
             refuseOverloaded(request, from: client, "the coordinator holds \(requests.count) unfinished requests (limit \(configuration.maxQueued)); retry later")
-            return
+            return false
         }
         let sender = sender(client)
         let share = sender.share
         let load = share.unfinished
         guard load < configuration.maxQueuedPerClient else {
             refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
-            return
+            return false
         }
         let asked: Duration = request.timeoutMilliseconds == 0
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
@@ -263,8 +272,8 @@ public final class CoordinatorCore {
         enqueue(pending, atHead: false)
         counters.accepted += 1
         outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
-        outbox.send(.accepted(requestID: request.requestID), to: client)
         if dispatching { dispatch(now: now) }
+        return true
     }
 
     /// The one ``RequestSender`` for `client`, made on its first request (and forgotten by the

@@ -34,9 +34,9 @@ struct CompletedOutcomes {
     let capacity: Int
     let byteCapacity: Int
     private var entries: [String: Entry] = [:]
-    /// The recent outcomes' ids, oldest first, each with its entry's serial: an id kept again
-    /// since (a restart reading it twice) leaves a stale place here, skipped by eviction.
-    private var order: Deque<(id: String, serial: UInt64)> = []
+    /// The recent outcomes, oldest first, each with the serial it had when it became recent: an
+    /// entry forgotten or kept again since leaves a stale place here, skipped by eviction.
+    private var order: Deque<(entry: Entry, serial: UInt64)> = []
     private var nextSerial: UInt64 = 0
     private var recentCount = 0
     /// Bytes of the recent outcomes.
@@ -59,9 +59,7 @@ struct CompletedOutcomes {
     /// back in this order as recent ones, so its bounds evict recent outcomes before any that a
     /// client may still be waiting for.
     var oldestFirst: [WireOutcome] {
-        order.compactMap { place in
-            entries[place.id].flatMap { $0.owedUntil == nil && $0.recentSerial == place.serial ? $0.outcome : nil }
-        }
+        order.compactMap { place in place.entry.recentSerial == place.serial ? place.entry.outcome : nil }
             + entries.values.filter { $0.owedUntil != nil }.map(\.outcome)
     }
 
@@ -70,30 +68,36 @@ struct CompletedOutcomes {
     /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
     /// recent otherwise.
     mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil) {
-        if let replaced = entries.removeValue(forKey: outcome.requestID) { forget(replaced) }
         let entry = Entry(outcome: outcome, origin: origin, owedUntil: owedUntil)
         // Owed outcomes are bounded too, by the same byte budget: past it (clients that never
         // acknowledge, huge outputs) a new outcome is only recent.
-        if owedUntil != nil, owedBytes + entry.size <= byteCapacity {
-            entries[outcome.requestID] = entry
+        if owedUntil == nil || owedBytes + entry.size > byteCapacity { entry.owedUntil = nil }
+        if entry.owedUntil == nil && capacity == 0 {
+            if let replaced = entries.removeValue(forKey: outcome.requestID) { forget(replaced) }
+            return
+        }
+        // One hash of the id: the entry goes in, and whatever it replaces comes out.
+        if let replaced = entries.updateValue(entry, forKey: outcome.requestID) { forget(replaced) }
+        if entry.owedUntil != nil {
             owedBytes += entry.size
             owedCount += 1
         } else {
-            entry.owedUntil = nil
-            keepRecent(entry, id: outcome.requestID)
+            keepRecent(entry)
         }
     }
 
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        guard let entry = entries[requestID], entry.owedUntil != nil else { return }
+        guard let index = entries.index(forKey: requestID) else { return }
+        let entry = entries.values[index]
+        guard entry.owedUntil != nil else { return }
         forget(entry)
         entry.owedUntil = nil
-        if keep {
-            keepRecent(entry, id: requestID)
+        if keep && capacity > 0 {
+            keepRecent(entry)
         } else {
-            entries[requestID] = nil
+            entries.remove(at: index)
         }
     }
 
@@ -118,23 +122,20 @@ struct CompletedOutcomes {
         }
     }
 
-    /// Keeps `entry` (no longer owed) as recent, evicting the oldest recent ones past the bounds.
-    private mutating func keepRecent(_ entry: Entry, id: String) {
-        guard capacity > 0 else {
-            entries[id] = nil
-            return
-        }
+    /// Counts `entry` (in the table, no longer owed) as recent, evicting the oldest recent ones
+    /// past the bounds.
+    private mutating func keepRecent(_ entry: Entry) {
         nextSerial += 1
         entry.recentSerial = nextSerial
-        entries[id] = entry
-        order.append((id, nextSerial))
+        order.append((entry, nextSerial))
         bytes += entry.size
         recentCount += 1
         // Owed outcomes count against the byte budget too: together they stay within it.
         while recentCount > capacity || (bytes + owedBytes > byteCapacity && recentCount > 1), let oldest = order.popFirst() {
-            guard let evicted = entries[oldest.id], evicted.owedUntil == nil, evicted.recentSerial == oldest.serial else { continue }
-            entries[oldest.id] = nil
-            forget(evicted)
+            // A stale place: the entry was forgotten (its serial is 0) or is recent again under a later serial.
+            guard oldest.entry.recentSerial == oldest.serial else { continue }
+            entries[oldest.entry.outcome.requestID] = nil
+            forget(oldest.entry)
         }
     }
 

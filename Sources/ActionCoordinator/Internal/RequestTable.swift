@@ -14,8 +14,10 @@ struct RequestTable {
     private(set) var count = 0
     private var mask: Int
 
-    /// The fewest slots a table has: it shrinks back to this when it empties.
+    /// The slots a new table has.
     private static let minimumCapacity = 8
+    /// The slots a table keeps however empty it gets (12 bytes each).
+    private static let keptCapacity = 1024
 
     init() {
         tags = Array(repeating: 0, count: Self.minimumCapacity)
@@ -118,8 +120,10 @@ struct RequestTable {
         tags[hole] = 0
         entries[hole] = nil
         count -= 1
-        // A table a burst grew gives its slots back once it is mostly empty.
-        if tags.count > Self.minimumCapacity, count * 8 < tags.count { resize(to: max(Self.minimumCapacity, tags.count / 4)) }
+        // A table a burst grew gives its slots back once it is mostly empty; one no larger than
+        // `keptCapacity` keeps them, so a worker's in-flight set that fills and empties with
+        // every batch does not regrow each time.
+        if tags.count > Self.keptCapacity, count * 8 < tags.count { resize(to: tags.count / 4) }
         return removed
     }
 
