@@ -37,6 +37,35 @@ final class DiscardingOutbox: CoordinatorOutbox {
     var hasSubscribers: Bool { false }
 }
 
+/// One sample of the coordinator core: `batch` requests accepted, routed to one worker, their
+/// results taken and acknowledged, PERFORMs and RESULTs carrying `batchSize` records each.
+func runCoreRound(_ benchmark: Benchmark, batchSize: Int) {
+    var logger = Logger(label: "bench")
+    logger.logLevel = .critical
+    // The core holds its outbox unowned, as the driver that owns both does.
+    let outbox = DiscardingOutbox()
+    let core = CoordinatorCore(configuration: CoordinatorConfiguration(), outbox: outbox, logger: logger)
+    let worker = WorkerID([0xA1])
+    let client = ClientAddress(routingID: Array("0123456789abcdef0123456789abcdef".utf8))
+    let start = ContinuousClock.now
+    core.received(.ready(WorkerRegistration(name: "w1", credits: UInt32(batch), actions: ["Echo.say"])), from: worker, now: start)
+    let requests = (0..<batch).map(request)
+    let ids = requests.map(\.requestID)
+    let performs: [ClientMessage] = stride(from: 0, to: batch, by: batchSize).map {
+        batchSize == 1 ? .perform(requests[$0]) : .performBatch(Array(requests[$0..<min(batch, $0 + batchSize)]))
+    }
+    let outcomes = requests.map(outcome(for:))
+    let results: [WorkerMessage] = stride(from: 0, to: batch, by: batchSize).map {
+        batchSize == 1 ? .result(outcomes[$0]) : .resultBatch(Array(outcomes[$0..<min(batch, $0 + batchSize)]))
+    }
+    benchmark.startMeasurement()
+    for message in performs { core.received(message, from: client, now: start) }
+    for message in results { core.received(message, from: worker, now: start) }
+    core.received(.acknowledge(requestIDs: ids), from: client, now: start)
+    benchmark.stopMeasurement()
+    withExtendedLifetime(outbox) {}
+}
+
 let benchmarks: @Sendable () -> Void = {
     // MARK: Codec
 
@@ -73,46 +102,11 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Coordinator
 
     Benchmark("coordinator: accept, route and finish one request (core, no sockets)", configuration: configuration) { benchmark in
-        var logger = Logger(label: "bench")
-        logger.logLevel = .critical
-        // The core holds its outbox unowned, as the driver that owns both does.
-        let outbox = DiscardingOutbox()
-        let core = CoordinatorCore(configuration: CoordinatorConfiguration(), outbox: outbox, logger: logger)
-        let worker = WorkerID([0xA1])
-        let client = ClientAddress(routingID: Array("0123456789abcdef0123456789abcdef".utf8))
-        let start = ContinuousClock.now
-        core.received(.ready(WorkerRegistration(name: "w1", credits: UInt32(batch), actions: ["Echo.say"])), from: worker, now: start)
-        let requests = (0..<batch).map(request)
-        let outcomes = requests.map(outcome(for:))
-        let ids = requests.map(\.requestID)
-        benchmark.startMeasurement()
-        for request in requests { core.received(.perform(request), from: client, now: start) }
-        for outcome in outcomes { core.received(.result(outcome), from: worker, now: start) }
-        core.received(.acknowledge(requestIDs: ids), from: client, now: start)
-        benchmark.stopMeasurement()
-        withExtendedLifetime(outbox) {}
+        runCoreRound(benchmark, batchSize: 1)
     }
 
     Benchmark("coordinator: the same, requests and results in batches of 100 (as clients and workers send them)", configuration: configuration) { benchmark in
-        var logger = Logger(label: "bench")
-        logger.logLevel = .critical
-        let outbox = DiscardingOutbox()
-        let core = CoordinatorCore(configuration: CoordinatorConfiguration(), outbox: outbox, logger: logger)
-        let worker = WorkerID([0xA1])
-        let client = ClientAddress(routingID: Array("0123456789abcdef0123456789abcdef".utf8))
-        let start = ContinuousClock.now
-        core.received(.ready(WorkerRegistration(name: "w1", credits: UInt32(batch), actions: ["Echo.say"])), from: worker, now: start)
-        let requests = (0..<batch).map(request)
-        let outcomes = requests.map(outcome(for:))
-        let requestBatches = stride(from: 0, to: batch, by: 100).map { Array(requests[$0..<min(batch, $0 + 100)]) }
-        let outcomeBatches = stride(from: 0, to: batch, by: 100).map { Array(outcomes[$0..<min(batch, $0 + 100)]) }
-        let ids = requests.map(\.requestID)
-        benchmark.startMeasurement()
-        for requests in requestBatches { core.received(.performBatch(requests), from: client, now: start) }
-        for outcomes in outcomeBatches { core.received(.resultBatch(outcomes), from: worker, now: start) }
-        core.received(.acknowledge(requestIDs: ids), from: client, now: start)
-        benchmark.stopMeasurement()
-        withExtendedLifetime(outbox) {}
+        runCoreRound(benchmark, batchSize: 100)
     }
 
     // MARK: Journal
