@@ -141,14 +141,42 @@ public final class CoordinatorCore {
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
     /// unfinished requests in acceptance order, each with the worker deaths it has seen.
     public func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
-        var records = completed.oldestFirst.map(JournalRecord.finished)
-        for pending in requests.requests.sorted(by: { $0.order < $1.order }) {
-            records.append(.accepted(pending.request, deadline: wallNow.addingTimeInterval((pending.deadline - now).timeInterval)))
-            // A running request's current delivery is not a death.
-            let deaths = pending.placement == .queued ? pending.deliveries : pending.deliveries - 1
-            records.append(contentsOf: repeatElement(.workerDied(requestID: pending.requestID), count: max(0, deaths)))
+        var records: [JournalRecord] = []
+        forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
+            records.append(record)
+        } accepted: { pending, deadline in
+            records.append(.accepted(pending.request, deadline: deadline))
         }
         return records
+    }
+
+    /// The same snapshot, written as the journal's records: each unfinished request straight
+    /// from the bytes it is held as, so a compaction with a million queued makes no
+    /// `WireRequest` for any of them.
+    public func encodedJournalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> JournalSnapshot {
+        var snapshot = JournalSnapshot()
+        forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
+            snapshot.append(record)
+        } accepted: { pending, deadline in
+            snapshot.appendAccepted(pending.packed(timeoutMilliseconds: pending.timeoutMilliseconds), deadline: deadline)
+        }
+        return snapshot
+    }
+
+    private func forEachSnapshotRecord(
+        now: ContinuousClock.Instant, wallNow: Date,
+        _ record: (JournalRecord) -> Void, accepted: (PendingRequest, Date) -> Void
+    ) {
+        for outcome in completed.oldestFirst { record(.finished(outcome)) }
+        for pending in requests.requests.sorted(by: { $0.order < $1.order }) {
+            accepted(pending, wallNow.addingTimeInterval((pending.deadline - now).timeInterval))
+            // A running request's current delivery is not a death.
+            let deaths = pending.placement == .queued ? pending.deliveries : pending.deliveries - 1
+            if deaths > 0 {
+                let requestID = pending.requestID
+                for _ in 0..<deaths { record(.workerDied(requestID: requestID)) }
+            }
+        }
     }
 
     // MARK: Clients

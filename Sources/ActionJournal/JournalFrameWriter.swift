@@ -25,6 +25,12 @@ struct JournalFrameWriter: WireFrameWriter {
     mutating func appendEmpty() {
         append(EmptyCollection<UInt8>())
     }
+
+    /// Appends `count` frames already written as `length (u32) · bytes` in `frames`.
+    mutating func appendFrames(_ frames: [UInt8], count: Int) {
+        bytes.append(contentsOf: frames)
+        frameCount += count
+    }
 }
 
 extension [UInt8] {

@@ -15,6 +15,31 @@ extension JournalRecord {
     /// Appends the whole record (length, checksum and body) to `buffer`, writing the fields in
     /// place (this runs for every accepted request and every outcome).
     func append(to buffer: inout [UInt8]) {
+        Self.appendRecord(kind: kind, to: &buffer) { writer in
+            switch self {
+            case .accepted(let request, let deadline):
+                request.encode(into: &writer)
+                Self.appendDeadline(deadline, to: &writer)
+            case .finished(let outcome):
+                outcome.encode(into: &writer)
+            case .workerDied(let requestID):
+                writer.append(requestID)
+            }
+        }
+    }
+
+    /// Appends an `A` record whose request fields are already written as frames: `packedFields`
+    /// holds the request's six wire fields, each a u32 length and its bytes (ActionWire's packed
+    /// record, which is how the journal writes them too).
+    static func appendAccepted(packedFields: [UInt8], deadline: Date, to buffer: inout [UInt8]) {
+        appendRecord(kind: UInt8(ascii: "A"), to: &buffer) { writer in
+            writer.appendFrames(packedFields, count: WireRequest.frameCount)
+            appendDeadline(deadline, to: &writer)
+        }
+    }
+
+    /// Appends length, checksum and a body of `kind`, a frame count and the frames `body` writes.
+    private static func appendRecord(kind: UInt8, to buffer: inout [UInt8], body: (inout JournalFrameWriter) -> Void) {
         let recordStart = buffer.count
         var writer = JournalFrameWriter(bytes: [])
         swap(&writer.bytes, &buffer)
@@ -23,17 +48,7 @@ extension JournalRecord {
         let bodyStart = writer.bytes.count
         writer.bytes.append(kind)
         writer.bytes.appendBigEndian(UInt16(0))  // frame count, filled in below
-        switch self {
-        case .accepted(let request, let deadline):
-            request.encode(into: &writer)
-            // Clamped in Double first: a deadline centuries away must not trap the conversion.
-            let milliseconds = UInt64(min(max(0, (deadline.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
-            withUnsafeBytes(of: milliseconds.bigEndian) { writer.append($0) }
-        case .finished(let outcome):
-            outcome.encode(into: &writer)
-        case .workerDied(let requestID):
-            writer.append(requestID)
-        }
+        body(&writer)
         writer.bytes.storeBigEndian(UInt16(writer.frameCount), at: bodyStart + 1)
         // Measured before the stores, so no slice is alive while the buffer changes (no copy).
         let bodyLength = UInt32(writer.bytes.count - bodyStart)
@@ -41,6 +56,13 @@ extension JournalRecord {
         writer.bytes.storeBigEndian(bodyLength, at: recordStart)
         writer.bytes.storeBigEndian(checksum, at: recordStart + 4)
         swap(&writer.bytes, &buffer)
+    }
+
+    /// An `A` record's last frame: the deadline in milliseconds since 1970 (u64).
+    private static func appendDeadline(_ deadline: Date, to writer: inout JournalFrameWriter) {
+        // Clamped in Double first: a deadline centuries away must not trap the conversion.
+        let milliseconds = UInt64(min(max(0, (deadline.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
+        withUnsafeBytes(of: milliseconds.bigEndian) { writer.append($0) }
     }
 
     private var kind: UInt8 {

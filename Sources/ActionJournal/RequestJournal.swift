@@ -29,7 +29,7 @@ public final class RequestJournal {
     public private(set) var commits = 0
 
     private static let fileName = "journal.log"
-    private static let header: [UInt8] = Array("ABJOURN1".utf8)
+    static let header: [UInt8] = Array("ABJOURN1".utf8)
     private let path: String
     private let compactionBytes: Int
     private var nextCompaction: Int
@@ -120,9 +120,15 @@ public final class RequestJournal {
     /// stays false until the file has grown by another threshold, so a full or read-only disk
     /// costs one attempt per threshold, not one per batch.
     public func compact(_ live: [JournalRecord]) throws(JournalError) {
+        var snapshot = JournalSnapshot()
+        for record in live { snapshot.append(record) }
+        try compact(snapshot)
+    }
+
+    /// Rewrites the journal as `snapshot`'s records, as ``compact(_:)-([JournalRecord])`` does.
+    public func compact(_ snapshot: JournalSnapshot) throws(JournalError) {
         try commit()
-        var bytes = Self.header
-        for record in live { record.append(to: &bytes) }
+        let bytes = snapshot.bytes
         let temporary = path + ".compacting"
         let reopened: Int32
         do throws(JournalError) {

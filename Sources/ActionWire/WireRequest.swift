@@ -45,7 +45,8 @@ public struct WireRequest: Sendable, Hashable {
         self.input = input
     }
 
-    static let frameCount = 6
+    /// How many fields (frames, or packed fields) a request has.
+    public static let frameCount = 6
 
     /// Appends the request's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).

@@ -135,6 +135,21 @@ struct CoordinatorJournalTests {
         #expect(unfinished.allSatisfy { abs($0.1.timeIntervalSince(wallNow) - 6) < 0.01 })
     }
 
+    @Test func theEncodedSnapshotIsTheSnapshotsRecordsByteForByte() {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        let first = h.perform("first", timeoutMilliseconds: 10_000)
+        h.send(.perform(WireRequest(requestID: "second-with-a-longer-id", action: "Echo.say", session: "s1",
+                                    timeoutMilliseconds: 0, contentType: "text/plain", input: Array("hi".utf8))))
+        h.send(.perform(WireRequest(requestID: "third", action: "Echo.say", input: [])))
+        h.complete(first, on: w1)
+        let now = h.at(.seconds(2))
+        let wallNow = Date()
+        var expected = JournalSnapshot()
+        for record in h.core.journalSnapshot(now: now, wallNow: wallNow) { expected.append(record) }
+        #expect(h.core.encodedJournalSnapshot(now: now, wallNow: wallNow).bytes == expected.bytes)
+    }
+
     @Test func workerDeathsAreJournaledAndCountTowardPoisonAfterARestart() throws {
         let h = CoordinatorHarness { $0.maxDeliveries = 3 }
         h.ready(w1)

@@ -288,7 +288,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         compactionRunning = true
         let started = ContinuousClock.now
         let logger = self.logger, loop = self.loop
-        journalWriter.compact(core.journalSnapshot(now: started)) { result in
+        journalWriter.compact(core.encodedJournalSnapshot(now: started)) { result in
             switch result {
             case .success(let sizes):
                 logger.info("journal compacted", metadata: [

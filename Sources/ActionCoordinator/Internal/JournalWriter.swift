@@ -58,7 +58,7 @@ final class JournalWriter: @unchecked Sendable {
 
     /// Rewrites the journal with `live` on the journal's thread; `done` gets the sizes before
     /// and after, or the error (the journal then keeps appending to the old file).
-    func compact(_ live: [JournalRecord], done: @escaping @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void) {
+    func compact(_ live: JournalSnapshot, done: @escaping @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void) {
         queue.async { [self] in
             let before = journal.fileBytes
             do throws(JournalError) {

@@ -144,7 +144,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     var request: WireRequest {
         WireRequest(
             requestID: requestID, action: action, session: session,
-            timeoutMilliseconds: header.timeoutMilliseconds, contentType: contentType, input: input
+            timeoutMilliseconds: timeoutMilliseconds, contentType: contentType, input: input
         )
     }
 
@@ -206,6 +206,8 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     /// may cancel it or take its outcome.
     var firstSender: ClientAddress? { header.sender?.address }
     var order: UInt64 { header.order }
+    /// The timeout it came with (0: the coordinator's default).
+    var timeoutMilliseconds: UInt32 { header.timeoutMilliseconds }
     var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(header.deadlineOffset)) }
     var placement: Placement {
         get { header.placement }
