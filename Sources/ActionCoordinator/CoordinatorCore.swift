@@ -205,7 +205,10 @@ public final class CoordinatorCore {
             // is never sent again once acknowledged; an idempotency key may be, from anywhere.
             let ownPrefix = client.routingID + [UInt8(ascii: ":")]
             for requestID in requestIDs {
-                completed.acknowledge(requestID, keep: !requestID.utf8.starts(with: ownPrefix))
+                // Compared in place: a native string's UTF-8 is contiguous.
+                let isOwn = requestID.utf8.withContiguousStorageIfAvailable { $0.starts(with: ownPrefix) }
+                    ?? requestID.utf8.starts(with: ownPrefix)
+                completed.acknowledge(requestID, keep: !isOwn)
             }
         case .stacks(let queryID, let session):
             outbox.send(.stacks(queryID: queryID, json: stacksJSON(session: session)), to: client)

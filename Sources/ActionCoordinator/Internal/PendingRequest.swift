@@ -34,6 +34,9 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         var wheelIndex: Int32 = 0
         var deliveryCount: Int32 = 0
         let timeoutMilliseconds: UInt32
+        /// The ``RequestTable`` tag of its id, computed once: the tables it goes in and out of
+        /// (the request table, a worker's in-flight set) need not hash the id again.
+        let idTag: UInt32
         // Lengths of the fields in the tail, in this order; content type 0 means JSON.
         let idCount: UInt16
         let actionCount: UInt16
@@ -74,6 +77,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         let fields = Fields(
             sender: sender, order: order, deadlineOffset: nanoseconds(deadline - epoch),
             timeoutMilliseconds: request.timeoutMilliseconds,
+            idTag: RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
             sessionCount: UInt16(request.session.utf8.count), contentTypeCount: UInt16(contentType),
             inputCount: UInt32(request.input.count)
@@ -116,6 +120,9 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
             try body(UnsafeRawBufferPointer(start: start + offset, count: count))
         }
     }
+
+    /// The ``RequestTable`` tag of its id.
+    var idTag: UInt32 { header.idTag }
 
     /// Whether the request id is `bytes`.
     func hasRequestID(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -37,6 +37,8 @@ struct RequestTable {
         return hash == 0 ? 1 : hash
     }
 
+    static func tag(of id: String) -> UInt32 { withBytes(of: id, tag(of:)) }
+
     private static func withBytes<Result>(of id: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         if let result = id.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
         var id = id
@@ -54,6 +56,18 @@ struct RequestTable {
         }
     }
 
+    /// The slot holding `request` itself, if any: found by reference, so no id is compared.
+    private func slot(of request: PendingRequest) -> Int? {
+        let tag = request.idTag
+        var index = Int(tag) & mask
+        while true {
+            let found = tags[index]
+            if found == 0 { return nil }
+            if found == tag, entries[index] === request { return index }
+            index = (index + 1) & mask
+        }
+    }
+
     subscript(id: String) -> PendingRequest? {
         Self.withBytes(of: id) { bytes in slot(of: bytes, tag: Self.tag(of: bytes)).map { entries[$0].unsafelyUnwrapped } }
     }
@@ -62,7 +76,7 @@ struct RequestTable {
 
     /// Whether a request with the id of `request` (it, or another) is in the table.
     func containsID(of request: PendingRequest) -> Bool {
-        request.withRequestIDBytes { bytes in slot(of: bytes, tag: Self.tag(of: bytes)) != nil }
+        request.withRequestIDBytes { bytes in slot(of: bytes, tag: request.idTag) != nil }
     }
 
     func contains(where predicate: (PendingRequest) -> Bool) -> Bool {
@@ -72,8 +86,7 @@ struct RequestTable {
     /// Adds `request`; no request with its id may be in the table.
     mutating func insert(_ request: PendingRequest) {
         if (count + 1) * 4 > tags.count * 3 { resize(to: tags.count * 2) }
-        let tag = request.withRequestIDBytes(Self.tag(of:))
-        place(request, tag: tag)
+        place(request, tag: request.idTag)
         count += 1
     }
 
@@ -94,8 +107,7 @@ struct RequestTable {
     /// Takes `request` itself out, if it is in the table (not another request with its id).
     @discardableResult
     mutating func remove(_ request: PendingRequest) -> Bool {
-        let index = request.withRequestIDBytes { bytes in slot(of: bytes, tag: Self.tag(of: bytes)) }
-        guard let index, entries[index] === request else { return false }
+        guard let index = slot(of: request) else { return false }
         remove(at: index)
         return true
     }
