@@ -6,3 +6,10 @@ public enum ActionExecutorSelection: Sendable {
     /// A specific executor, shared by every session.
     case executor(any ActionExecutor)
 }
+
+extension ActionExecutorSelection {
+    var isSessionMain: Bool {
+        if case .sessionMain = self { return true }
+        return false
+    }
+}

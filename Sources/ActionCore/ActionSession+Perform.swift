@@ -104,12 +104,14 @@ extension ActionSession {
             featureName: binding.featureName,
             actionName: binding.fullName,
             userInitiated: userInitiated,
-            executorName: executor.name,
+            executorName: executor.name ?? "unnamed",
             date: Date()
         )
 
+        // A strictly serial session holds its main queue from the action's start to its outcome.
+        let gate: ExecutorGate? = configuration.strictlySerial && A.executor.isSessionMain ? ExecutorGate() : nil
         let dispatched = DispatchedPerform(
-            session: self, binding: binding, event: event, target: target, requestID: run.id, completion: completion
+            session: self, binding: binding, event: event, target: target, requestID: run.id, gate: gate, completion: completion
         )
         let actionCompletion = ActionCompletion<A.Output>(
             run: run,
@@ -132,10 +134,11 @@ extension ActionSession {
         cancellation?.onCancel {
             actionCompletion.terminate(with: ActionError(code: .cancelled, message: "\(binding.fullName) was cancelled by its caller"))
         }
-        executor.submit { [self] in
+        let start: @Sendable () -> Void = { [self] in
             // The caller already has a timeout or cancellation outcome: do not start stale work.
             guard !run.isTerminated else {
                 logger(forAction: binding.fullName, requestID: run.id).debug("Skipped an action that ended before it started")
+                gate?.end()
                 return
             }
             let context = ActionContext(
@@ -147,6 +150,14 @@ extension ActionSession {
                 run: run
             )
             _ = A.perform(context: context, completion: actionCompletion)
+        }
+        if let gate {
+            executor.submit { end in
+                gate.started(end)
+                start()
+            }
+        } else {
+            executor.submit(start)
         }
         return run.id
     }

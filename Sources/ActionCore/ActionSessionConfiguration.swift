@@ -15,6 +15,12 @@ public struct ActionSessionConfiguration: Sendable {
     public var logger = Logger(label: "ActionCore")
     /// The timer that ends performs at their deadlines (one timer for all of them).
     public var deadlineTimer = ActionDeadlineTimer.shared
+    /// Whether the session's main queue runs one action at a time *to its outcome*: an action
+    /// that completes asynchronously holds the queue until it completes (or its perform ends,
+    /// at its deadline or cancellation), so two asynchronous actions of the session never
+    /// overlap. Off by default, as in Flint, where the queue serialises only the synchronous
+    /// part of each action. Actions on executors of their own are not affected.
+    public var strictlySerial = false
 
     /// The defaults: 30 s timeout, 100 stack entries.
     public init() {}

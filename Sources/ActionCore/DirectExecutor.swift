@@ -7,7 +7,7 @@ public struct DirectExecutor: ActionExecutor {
     public init() {}
 
     /// `"direct"`.
-    public var name: String { "direct" }
+    public var name: String? { "direct" }
 
     /// Always `true`: the caller's thread is this executor.
     public var isCurrent: Bool { true }

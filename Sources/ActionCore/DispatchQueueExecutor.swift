@@ -8,7 +8,7 @@ public final class DispatchQueueExecutor: ActionExecutor {
     /// The queue work runs on.
     public let queue: DispatchQueue
     /// The queue's label.
-    public let name: String
+    public let name: String?
     private let identity = QueueIdentity()
 
     /// Wraps `queue`.

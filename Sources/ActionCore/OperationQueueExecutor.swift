@@ -5,12 +5,12 @@ public final class OperationQueueExecutor: ActionExecutor {
     /// The queue operations are added to.
     public let queue: OperationQueue
     /// The queue's name.
-    public let name: String
+    public let name: String?
 
     /// Wraps `queue`.
     public init(queue: OperationQueue) {
         self.queue = queue
-        self.name = queue.name ?? "OperationQueue"
+        self.name = queue.name
     }
 
     /// Creates an executor with a new queue running at most `maxConcurrentOperationCount` operations at once.

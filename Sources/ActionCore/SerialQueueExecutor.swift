@@ -8,7 +8,7 @@ public final class SerialQueueExecutor: ActionExecutor {
     /// The serial queue work runs on.
     public let queue: DispatchQueue
     /// The queue's label.
-    public let name: String
+    public let name: String?
     private let identity = QueueIdentity()
 
     /// Creates an executor with a new serial queue.
@@ -34,6 +34,22 @@ public final class SerialQueueExecutor: ActionExecutor {
             work()
         } else {
             queue.async(execute: work)
+        }
+    }
+
+    /// Runs `work` inline when already on the queue, otherwise asynchronously on it, and starts
+    /// nothing else on the queue until `work` calls `end`.
+    ///
+    /// The queue is suspended from inside the block (which takes effect when the block
+    /// returns) and resumed by `end`. Work nested inside `work`'s synchronous part still runs
+    /// inline, so the seed's nested-submit deadlock cannot happen; `end` must be called, or the
+    /// queue never runs again.
+    public func submit(_ work: @escaping @Sendable (_ end: @escaping @Sendable () -> Void) -> Void) {
+        let queue = self.queue
+        submit {
+            queue.suspend()
+            let ended = EndOnce { queue.resume() }
+            work { ended.end() }
         }
     }
 }

@@ -10,17 +10,20 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     let event: ActionDispatchEvent
     let target: CompletionTarget
     let requestID: ActionRequestID
+    /// In a strictly serial session, what holds the session's queue until the outcome.
+    let gate: ExecutorGate?
     let completion: @Sendable (ActionOutcome<A.Output>) -> Void
 
     init(
         session: ActionSession, binding: ActionBinding<F, A>, event: ActionDispatchEvent, target: CompletionTarget,
-        requestID: ActionRequestID, completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+        requestID: ActionRequestID, gate: ExecutorGate?, completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) {
         self.session = session
         self.binding = binding
         self.event = event
         self.target = target
         self.requestID = requestID
+        self.gate = gate
         self.completion = completion
     }
 
@@ -29,6 +32,8 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
         let summary = outcome.summary, event = self.event
         session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
         if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
+        // The queue is free for the next action before the caller hears of this one's outcome.
+        gate?.end()
         target.deliver(outcome, to: completion)
     }
 

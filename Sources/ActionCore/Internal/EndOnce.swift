@@ -1,0 +1,14 @@
+import Synchronization
+
+/// Calls its action the first time ``end()`` is called, and never again: an executor's `end`
+/// handle, which the work it ran may call from any thread.
+final class EndOnce: Sendable {
+    private let pending = Atomic(true)
+    private let action: @Sendable () -> Void
+
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    func end() {
+        if pending.exchange(false, ordering: .acquiringAndReleasing) { action() }
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// An `OperationQueue` is an executor, as in Flint: its work goes on as operations. Its `name`
+/// is the queue's own.
+extension OperationQueue: ActionExecutor {
+    /// Whether the calling code runs inside an operation of this queue.
+    public var isCurrent: Bool { OperationQueue.current === self }
+
+    /// Adds `work` as an operation.
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        addOperation(work)
+    }
+}
