@@ -30,6 +30,10 @@ public protocol Action: Sendable {
     /// How failures the action marks retryable are retried; defaults to ``ActionRetryPolicy/never``.
     static var retryPolicy: ActionRetryPolicy { get }
 
+    /// The session `binding.perform(input:)` performs the action in; defaults to
+    /// ``ActionSession/main``, as in Flint.
+    static var defaultSession: ActionSession { get }
+
     /// Does the work on the action's executor and reports the outcome through `completion`.
     static func perform(context: ActionContext<Input>, completion: ActionCompletion<Output>) -> ActionCompletion<Output>.Status
 }
@@ -43,4 +47,7 @@ extension Action {
 
     /// No retries.
     public static var retryPolicy: ActionRetryPolicy { .never }
+
+    /// ``ActionSession/main``.
+    public static var defaultSession: ActionSession { .main }
 }

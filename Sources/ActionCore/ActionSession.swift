@@ -36,23 +36,35 @@ public final class ActionSession: Sendable {
     ///   - catalog: The actions it can perform by name (typed performs need no catalog).
     ///   - userInitiated: Whether its actions are initiated by a user.
     ///   - configuration: Timeouts, stack cap and logger.
+    ///   - mainQueue: The serial queue for actions declaring ``ActionExecutorSelection/sessionMain``;
+    ///     `nil` makes one for the session (``ActionSession/main`` uses the main queue).
     public init(
         name: String,
         catalog: ActionCatalog = ActionCatalog(),
         userInitiated: Bool = true,
-        configuration: ActionSessionConfiguration = ActionSessionConfiguration()
+        configuration: ActionSessionConfiguration = ActionSessionConfiguration(),
+        mainQueue: DispatchQueue? = nil
     ) {
         self.name = name
         self.catalog = catalog
         self.userInitiated = userInitiated
         self.configuration = configuration
-        self.mainExecutor = SerialQueueExecutor(label: "ActionCore.session.\(name)")
+        self.mainExecutor = SerialQueueExecutor(queue: mainQueue ?? DispatchQueue(label: "ActionCore.session.\(name)"))
         var logger = configuration.logger
         logger[metadataKey: "action.session"] = "\(name)"
         self.logger = logger
         self.observers = ObserverNotifier(label: "ActionCore.session.\(name).observers")
         self.stackTracker = Locked(ActionStackTracker(maximumEntries: configuration.maximumStackEntries))
     }
+
+    /// The default session, as in Flint: named `main`, user-initiated, its actions that declare
+    /// ``ActionExecutorSelection/sessionMain`` run on the main queue. ``Action/defaultSession``
+    /// is this one unless an action says otherwise, and `binding.perform(input:)` uses it.
+    ///
+    /// The main queue runs only while something services it (a run loop on the main thread, or
+    /// `dispatchMain()`, which an `async` `main` uses): a server that blocks its main thread
+    /// should give its actions a session of their own.
+    public static let main = ActionSession(name: "main", mainQueue: .main)
 
     /// Adds an observer of every perform of this session.
     public func addObserver(_ observer: any ActionDispatchObserver) {

@@ -7,8 +7,9 @@ import Logging
 /// configuration.defaultTimeout = .seconds(5)
 /// ```
 public struct ActionSessionConfiguration: Sendable {
-    /// How long a perform may take when the caller gives no deadline; `nil` waits forever.
-    public var defaultTimeout: Duration? = .seconds(30)
+    /// How long a perform may take when the caller gives no deadline; `nil` (the default, as in
+    /// Flint) waits for the action however long it takes.
+    public var defaultTimeout: Duration?
     /// The cap on the entries of one action stack.
     public var maximumStackEntries = ActionStackTracker.defaultMaximumEntries
     /// The logger for dispatch problems and for actions' context loggers.
@@ -22,6 +23,6 @@ public struct ActionSessionConfiguration: Sendable {
     /// part of each action. Actions on executors of their own are not affected.
     public var strictlySerial = false
 
-    /// The defaults: 30 s timeout, 100 stack entries.
+    /// The defaults: no timeout, 100 stack entries.
     public init() {}
 }
