@@ -6,9 +6,26 @@ import Foundation
 public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConvertible {
     /// The action's name within its feature, e.g. `say`.
     public let actionName: String
+    /// The feature, when it is a ``ConditionalFeature`` (looked up once, not per perform).
+    let conditionalFeature: (any ConditionalFeature.Type)?
 
     init(actionName: String) {
         self.actionName = actionName
+        self.conditionalFeature = F.self as? any ConditionalFeature.Type
+    }
+
+    /// The binding if its feature is available now, `nil` if not: Flint's `request()`. A
+    /// feature that is not a ``ConditionalFeature`` is always available.
+    ///
+    /// Availability is checked again when the action is about to run, so a feature switched
+    /// off in between fails the perform with ``ActionError/Code/featureUnavailable``.
+    public func request() -> Self? {
+        isAvailable ? self : nil
+    }
+
+    /// Whether the action's feature is available now.
+    public var isAvailable: Bool {
+        conditionalFeature.map { FeatureAvailability.shared.isAvailable($0) } ?? true
     }
 
     /// The feature's name, e.g. `Echo`.

@@ -67,6 +67,9 @@ extension ActionError {
         public static let invalidOutput = Self("invalidOutput")
         /// No action with the requested full name is in the catalog.
         public static let unknownAction = Self("unknownAction")
+        /// The action's feature is a ``ConditionalFeature`` that is not available now (switched
+        /// off, not purchased, a permission missing, turned off by the user).
+        public static let featureUnavailable = Self("featureUnavailable")
         /// The action did not complete before its deadline.
         public static let timedOut = Self("timedOut")
         /// The perform was cancelled before the action completed.

@@ -141,6 +141,11 @@ extension ActionSession {
                 gate?.end()
                 return
             }
+            if let feature = binding.conditionalFeature, !FeatureAvailability.shared.isAvailable(feature) {
+                let message = "\(binding.fullName) is not available: its feature \(feature.name) is switched off or its conditions do not hold"
+                _ = actionCompletion.completedSync(.failure(ActionError(code: .featureUnavailable, message: message)))
+                return
+            }
             let context = ActionContext(
                 input: input,
                 actionName: binding.fullName,
