@@ -34,6 +34,12 @@ public protocol Action: Sendable {
     /// ``ActionSession/main``, as in Flint.
     static var defaultSession: ActionSession { get }
 
+    /// The name ``AnalyticsReporting`` reports the action under; `nil` (the default) leaves it
+    /// out of analytics, as in Flint. Declare it with its type,
+    /// `static let analyticsID: String? = "document-open"`: a plain `String` property would
+    /// not be this requirement's witness, and the default would win.
+    static var analyticsID: String? { get }
+
     /// Does the work on the action's executor and reports the outcome through `completion`.
     static func perform(context: ActionContext<Input>, completion: ActionCompletion<Output>) -> ActionCompletion<Output>.Status
 }
@@ -50,4 +56,7 @@ extension Action {
 
     /// ``ActionSession/main``.
     public static var defaultSession: ActionSession { .main }
+
+    /// Not tracked.
+    public static var analyticsID: String? { nil }
 }

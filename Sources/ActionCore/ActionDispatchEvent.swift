@@ -16,4 +16,6 @@ public struct ActionDispatchEvent: Sendable, Hashable {
     public let executorName: String
     /// When the perform was requested.
     public let date: Date
+    /// The action's ``Action/analyticsID``: `nil` for actions that are not tracked.
+    public var analyticsID: String? = nil
 }

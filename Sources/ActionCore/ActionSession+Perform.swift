@@ -105,7 +105,8 @@ extension ActionSession {
             actionName: binding.fullName,
             userInitiated: userInitiated,
             executorName: executor.name ?? "unnamed",
-            date: Date()
+            date: Date(),
+            analyticsID: A.analyticsID
         )
 
         // A strictly serial session holds its main queue from the action's start to its outcome.

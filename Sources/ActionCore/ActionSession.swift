@@ -53,7 +53,7 @@ public final class ActionSession: Sendable {
         var logger = configuration.logger
         logger[metadataKey: "action.session"] = "\(name)"
         self.logger = logger
-        self.observers = ObserverNotifier(label: "ActionCore.session.\(name).observers")
+        self.observers = ObserverNotifier(label: "ActionCore.session.\(name).observers", parent: ActionDispatcher.shared.observers)
         self.stackTracker = Locked(ActionStackTracker(maximumEntries: configuration.maximumStackEntries))
     }
 

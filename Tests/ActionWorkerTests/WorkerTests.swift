@@ -1,3 +1,4 @@
+import ActionCore
 import ActionWire
 import ActionWorker
 import ExampleFeatures
@@ -307,6 +308,19 @@ struct WorkerTests {
         }
     }
 
+    @Test func processWideObserversSeeWhatTheWorkerRuns() async throws {
+        let session = "observed-\(UUID().uuidString)"
+        let observer = SessionObserver(session: session)
+        ActionDispatcher.shared.addObserver(observer)
+        try await withWorker { coordinator, _ in
+            let outcome = try coordinator.perform("Echo.say", input: #"{"text":"seen"}"#, session: session)
+            #expect(outcome.isSuccess)
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while observer.events.count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(observer.events.values == ["began Echo.say", "ended Echo.say success"])
+    }
+
     @Test func stopSendsDisconnect() async throws {
         let context = try ZMQContext()
         let coordinator = try FakeCoordinator(context: context)
@@ -326,4 +340,40 @@ struct WorkerTests {
         await worker.stop()
         #expect(await worker.statistics() == WorkerStatistics())
     }
+}
+
+/// Records the dispatch events of one session.
+private final class SessionObserver: ActionDispatchObserver {
+    let session: String
+    let events = LockedList()
+
+    init(session: String) { self.session = session }
+
+    func actionWillBegin(_ event: ActionDispatchEvent) {
+        if event.sessionName == session { events.append("began \(event.actionName)") }
+    }
+
+    func actionDidComplete(_ event: ActionDispatchEvent, outcome: ActionOutcomeSummary) {
+        if event.sessionName == session { events.append("ended \(event.actionName) \(outcome)") }
+    }
+}
+
+/// Strings appended from any thread.
+private final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+
+    func append(_ item: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        items.append(item)
+    }
+
+    var values: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+
+    var count: Int { values.count }
 }
