@@ -4,6 +4,8 @@ public struct ActionCatalog: Sendable {
     public let actions: [AnyActionBinding]
     /// Every feature and group name, in declaration order.
     public let featureNames: [String]
+    /// The feature graph: every feature and group, in declaration order, each with its parent.
+    public let features: [CatalogFeature]
     private let actionsByName: [String: AnyActionBinding]
 
     /// An empty catalog.
@@ -21,15 +23,20 @@ public struct ActionCatalog: Sendable {
     /// Two actions with the same full name are a programming error and stop the process.
     public init(features: [any Feature.Type]) {
         var actions: [AnyActionBinding] = []
-        var featureNames: [String] = []
-        func collect(_ feature: any Feature.Type) {
-            featureNames.append(feature.name)
-            actions.append(contentsOf: feature.declaredActions)
-            if let group = feature as? any FeatureGroup.Type {
-                group.subfeatures.forEach(collect)
-            }
+        var nodes: [CatalogFeature] = []
+        func collect(_ feature: any Feature.Type, parent: String?) {
+            let declared = feature.declaredActions
+            let group = feature as? any FeatureGroup.Type
+            nodes.append(CatalogFeature(
+                name: feature.name, description: feature.description, parent: parent,
+                isGroup: group != nil, isConditional: feature is any ConditionalFeature.Type,
+                actionNames: declared.map(\.fullName)
+            ))
+            actions.append(contentsOf: declared)
+            group?.subfeatures.forEach { collect($0, parent: feature.name) }
         }
-        features.forEach(collect)
+        for feature in features { collect(feature, parent: nil) }
+        let featureNames = nodes.map(\.name)
 
         var byName: [String: AnyActionBinding] = [:]
         for action in actions {
@@ -38,6 +45,7 @@ public struct ActionCatalog: Sendable {
         }
         self.actions = actions
         self.featureNames = featureNames
+        self.features = nodes
         self.actionsByName = byName
     }
 
@@ -49,5 +57,15 @@ public struct ActionCatalog: Sendable {
     /// The full names of every action, in declaration order.
     public var actionNames: [String] {
         actions.map(\.fullName)
+    }
+
+    /// The actions features published (``FeatureActions/publish(_:)``), in declaration order.
+    public var publishedActions: [AnyActionBinding] {
+        actions.filter(\.isPublished)
+    }
+
+    /// The features whose parent is `name` (`nil`: the roots), in declaration order.
+    public func subfeatures(of name: String?) -> [CatalogFeature] {
+        features.filter { $0.parent == name }
     }
 }

@@ -10,6 +10,9 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
     public let actionName: String
     /// The action's description.
     public let actionDescription: String
+    /// Whether the feature published it (``FeatureActions/publish(_:)``): shown to users, as in
+    /// Flint, where declared-only actions are internal.
+    public internal(set) var isPublished = false
 
     typealias JSONPerformer = @Sendable (
         ActionSession, [UInt8], ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
