@@ -169,6 +169,22 @@ public final class ActionClient: Sendable {
         }
     }
 
+    /// Performs a typed action and hands its outcome to `presenter` (its output, or the
+    /// failure), on `completionQueue` or by default where the caller is, as the callback form
+    /// does: Flint's presenter, in the caller's process.
+    public func perform<F: Feature, A: Action, P: ActionPresenter>(
+        _ binding: ActionBinding<F, A>,
+        _ input: A.Input,
+        session: String = "",
+        timeout: Duration? = nil,
+        completionQueue: DispatchQueue? = nil,
+        presenter: P
+    ) where P.Output == A.Output {
+        perform(binding, input, session: session, timeout: timeout, completionQueue: completionQueue) { outcome in
+            outcome.present(to: presenter)
+        }
+    }
+
     private func deliveryTarget(_ queue: DispatchQueue?) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
         if let queue { return { work in queue.async(execute: work) } }
         if let operationQueue = OperationQueue.current {

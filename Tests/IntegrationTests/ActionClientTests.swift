@@ -87,6 +87,22 @@ struct ActionClientTests {
         await client.close()
     }
 
+    @Test func aPresenterGetsTheOutputOnTheChosenQueue() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: coordinator)
+        let client = try makeClient(bus)
+        let queue = DispatchQueue(label: "presenter-queue")
+        let key = DispatchSpecificKey<String>()
+        queue.setSpecific(key: key, value: "presenter-queue")
+        let shown = await withCheckedContinuation { continuation in
+            client.perform(EchoFeature.say, .init(text: "presented"), completionQueue: queue,
+                           presenter: ContinuationPresenter(continuation: continuation, key: key))
+        }
+        #expect(shown == "presented on presenter-queue")
+        await client.close()
+    }
+
     @Test func thousandsOfRequestsInFlightOnOneClient() async throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()
@@ -180,5 +196,19 @@ struct ActionClientTests {
         #expect(received.map(\.sequence) == [1, 2])
         #expect(received.allSatisfy { $0.missed == 0 })
         await client.close()
+    }
+}
+
+/// Hands what it is given to a continuation, with the queue it was given it on.
+private struct ContinuationPresenter: ActionPresenter {
+    let continuation: CheckedContinuation<String, Never>
+    let key: DispatchSpecificKey<String>
+
+    func present(_ output: SayAction.Output) {
+        continuation.resume(returning: "\(output.text) on \(DispatchQueue.getSpecific(key: key) ?? "another queue")")
+    }
+
+    func presentFailure(_ error: ActionError) {
+        continuation.resume(returning: "failed: \(error)")
     }
 }
