@@ -23,7 +23,9 @@ public final class ActionClient: Sendable {
     public let clientID: String
     private let sequence = Locked<UInt64>(0)
     /// Where callbacks go when the caller is on no queue the client can name.
-    private let callbackQueue = DispatchQueue(label: "actionbus.client.callbacks")
+    /// The client's serial callback queue: where a typed perform's callback runs when the caller
+    /// names no queue and runs in no operation queue (``CallerQueue``'s rule 3).
+    public let callbackQueue = DispatchQueue(label: "actionbus.client.callbacks")
 
     /// Connects to the coordinator (the connection completes in the background).
     public init(
@@ -57,18 +59,28 @@ public final class ActionClient: Sendable {
 
     // MARK: Erased performs
 
-    /// Performs `action` with JSON `input` and calls `completion` on the client's I/O thread
-    /// with the outcome, or with the error that kept it from arriving.
+    /// Performs `action` with JSON `input` and calls `completion` on `completionQueue` with the
+    /// outcome, or with the error that kept it from arriving.
     ///
-    /// Keep `completion` short: it runs on the I/O loop.
+    /// Without a `completionQueue`, `completion` runs on the client's I/O thread, with no hop
+    /// (the one exception to ``CallerQueue``'s rule: this is the form for forwarding and
+    /// benchmarks, where a hop per outcome is the cost to avoid). Keep it short there: it runs
+    /// on the I/O loop.
     public func perform(
         action: String,
         input: [UInt8],
         session: String = "",
         timeout: Duration? = nil,
         requestID: String? = nil,
+        completionQueue: DispatchQueue? = nil,
         completion: @escaping @Sendable (Result<WireOutcome, ActionBusError>) -> Void
     ) {
+        if let completionQueue {
+            perform(action: action, input: input, session: session, timeout: timeout, requestID: requestID) { result in
+                completionQueue.async { completion(result) }
+            }
+            return
+        }
         let timeout = timeout ?? configuration.defaultTimeout
         let request = WireRequest(
             requestID: requestID ?? makeRequestID(), action: action, session: session,
@@ -139,10 +151,9 @@ public final class ActionClient: Sendable {
         return try Self.decode(outcome, as: A.Output.self).result.get()
     }
 
-    /// Performs a typed action; `completion` runs on `completionQueue`, or by default where the
-    /// caller is: its current `OperationQueue`, else the main queue when called on the main
-    /// thread, else the client's own serial callback queue (Flint's rule: no queue jumping at
-    /// the call site).
+    /// Performs a typed action; `completion` runs on `completionQueue`, or by ``CallerQueue``'s
+    /// rule, the same as a session's: the `OperationQueue` the caller runs in, else the
+    /// client's own serial callback queue.
     public func perform<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         _ input: A.Input,
@@ -187,10 +198,9 @@ public final class ActionClient: Sendable {
 
     private func deliveryTarget(_ queue: DispatchQueue?) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
         if let queue { return { work in queue.async(execute: work) } }
-        if let operationQueue = OperationQueue.current {
+        if let operationQueue = CallerQueue.current {
             return { work in operationQueue.addOperation(work) }
         }
-        if Thread.isMainThread { return { work in DispatchQueue.main.async(execute: work) } }
         let fallback = callbackQueue
         return { work in fallback.async(execute: work) }
     }

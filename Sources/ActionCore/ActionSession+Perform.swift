@@ -11,8 +11,9 @@ extension ActionSession {
     ///   - input: The action's input.
     ///   - deadline: When the perform fails with ``ActionError/Code/timedOut``; `nil` uses the
     ///     session's ``ActionSessionConfiguration/defaultTimeout``. Retries share it.
-    ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor (so
-    ///     an action that blocks its serial queue also holds back its own timeout outcome).
+    ///   - completionQueue: Where `completion` runs; `nil` follows ``CallerQueue``'s rule: the
+    ///     `OperationQueue` the caller runs in, else the action's executor (so an action that
+    ///     blocks its serial queue also holds back its own timeout outcome).
     ///   - cancellation: Cancels the perform when its ``ActionCancellation/cancel()`` is called.
     ///   - completion: Receives the outcome, exactly once (after any retries).
     /// - Returns: The identity of the first attempt, as seen by dispatch observers.
@@ -25,7 +26,8 @@ extension ActionSession {
         cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
-        let target: CompletionTarget = completionQueue.map { .queue($0) } ?? .executor(executor(for: A.executor))
+        let target: CompletionTarget = completionQueue.map { .queue($0) }
+            ?? CallerQueue.current.map { .executor($0) } ?? .executor(executor(for: A.executor))
         return dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
     }
 

@@ -87,6 +87,48 @@ struct ActionClientTests {
         await client.close()
     }
 
+    @Test func callbacksFollowTheOneCompletionQueueRule() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator()
+        try bus.startWorker("w1", coordinator: coordinator)
+        let client = try makeClient(bus)
+        func place(_ completionQueue: DispatchQueue?, isCurrent: @escaping @Sendable () -> Bool) async -> Bool {
+            await withCheckedContinuation { continuation in
+                client.perform(EchoFeature.say, .init(text: "q"), completionQueue: completionQueue) { _ in
+                    continuation.resume(returning: isCurrent())
+                }
+            }
+        }
+        #expect(await place(.main) { DispatchQueue.main.isCurrent })
+        let privateSerial = DispatchQueue(label: "private-serial")
+        #expect(await place(privateSerial) { privateSerial.isCurrent })
+        let global = DispatchQueue.global(qos: .utility)
+        #expect(await place(global) { global.isCurrent })
+        // No queue, and the caller on no operation queue: the client's own callback queue.
+        let callbacks = client.callbackQueue
+        #expect(await place(nil) { callbacks.isCurrent })
+        // Called from an operation queue: back on it.
+        let callers = OperationQueue()
+        callers.name = "callers-operations"
+        let captured = await withCheckedContinuation { continuation in
+            callers.addOperation {
+                client.perform(EchoFeature.say, .init(text: "q")) { _ in
+                    continuation.resume(returning: OperationQueue.current?.name ?? "no operation queue")
+                }
+            }
+        }
+        #expect(captured == "callers-operations")
+        // The by-name form takes a queue too.
+        let byNameQueue = DispatchQueue(label: "by-name")
+        let byName = await withCheckedContinuation { continuation in
+            client.perform(action: "Echo.say", input: Array(#"{"text":"q"}"#.utf8), completionQueue: byNameQueue) { _ in
+                continuation.resume(returning: byNameQueue.isCurrent)
+            }
+        }
+        #expect(byName)
+        await client.close()
+    }
+
     @Test func aPresenterGetsTheOutputOnTheChosenQueue() async throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()
