@@ -59,8 +59,12 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
 
     /// Promises to complete later; return the handle from `perform` and complete it once.
     public func willCompleteAsync() -> AsyncHandle {
-        AsyncHandle(self)
+        run.markCompletingAsynchronously()
+        return AsyncHandle(self)
     }
+
+    /// Whether the outcome came, or will come, asynchronously: see ``ActionRun/completedAsync``.
+    var completedAsync: Bool { run.completedAsync }
 
     /// Funnels every completion through the run's state machine: the first one wins.
     func receive(_ outcome: ActionOutcome<Output>) {
@@ -77,6 +81,7 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     /// Ends the run with `error` (timeout, cancellation) unless it already ended.
     func terminate(with error: ActionError) {
         if run.terminate(error.code) {
+            run.markCompletingAsynchronously()
             terminated(error)
             deliver(.failure(error))
         }

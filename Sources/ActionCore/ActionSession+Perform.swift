@@ -26,9 +26,14 @@ extension ActionSession {
         cancellation: ActionCancellation? = nil,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
-        let target: CompletionTarget = completionQueue.map { .queue($0) }
-            ?? CallerQueue.current.map { .executor($0) } ?? .executor(executor(for: A.executor))
-        return dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
+        dispatch(binding, input: input, deadline: deadline, target: completionTarget(completionQueue, for: A.self),
+                 cancellation: cancellation, completion: completion)
+    }
+
+    /// Where a completion runs, by ``CallerQueue``'s rule: `queue`, else the caller's operation
+    /// queue, else the action's executor.
+    func completionTarget<A: Action>(_ queue: DispatchQueue?, for action: A.Type) -> CompletionTarget {
+        queue.map { .queue($0) } ?? CallerQueue.current.map { .executor($0) } ?? .executor(executor(for: A.executor))
     }
 
     /// Performs an action that takes no input; see ``perform(_:input:deadline:completionQueue:cancellation:completion:)``.
@@ -55,15 +60,18 @@ extension ActionSession {
         target: CompletionTarget,
         cancellation: ActionCancellation?,
         attempt number: Int = 1,
+        asyncReport: CompletedAsyncReport? = nil,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         // Resolved once: later attempts pass the resolved deadline on, so retries share it.
         let deadline = deadline ?? configuration.defaultTimeout.map { .now + $0 }
         let policy = A.retryPolicy
         guard number < policy.maxAttempts else {
-            return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: completion)
+            return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                                asyncReport: asyncReport, completion: completion)
         }
-        return dispatchOnce(binding, input: input, deadline: deadline, target: .immediate, cancellation: cancellation) { [self] outcome in
+        return dispatchOnce(binding, input: input, deadline: deadline, target: .immediate, cancellation: cancellation,
+                            asyncReport: asyncReport) { [self] outcome in
             guard case .failure(let error, _) = outcome, error.isRetryable, cancellation?.isCancelled != true,
                   case let backoff = policy.backoff(beforeAttempt: number + 1),
                   deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
@@ -76,12 +84,13 @@ extension ActionSession {
                 "action.backoff": "\(backoff)", "action.error": "\(error)",
             ])
             // Whichever comes first, the backoff's end or a cancellation, starts the next attempt
-            // (a cancelled one ends at once with `cancelled`).
+            // (a cancelled one ends at once with `cancelled`). Its outcome comes after a wait.
+            asyncReport?.record(true)
             let started = Locked(false)
             let next: @Sendable () -> Void = { [self] in
                 guard started.withLock({ started in defer { started = true }; return !started }) else { return }
                 _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
-                             attempt: number + 1, completion: completion)
+                             attempt: number + 1, asyncReport: asyncReport, completion: completion)
             }
             cancellation?.onCancel(next)
             DispatchQueue.global().asyncAfter(deadline: .now() + backoff.dispatchInterval, execute: next)
@@ -96,6 +105,7 @@ extension ActionSession {
         deadline: ContinuousClock.Instant?,
         target: CompletionTarget,
         cancellation: ActionCancellation?,
+        asyncReport: CompletedAsyncReport?,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         let executor = executor(for: A.executor)
@@ -114,7 +124,8 @@ extension ActionSession {
         // A strictly serial session holds its main queue from the action's start to its outcome.
         let gate: ExecutorGate? = configuration.strictlySerial && A.executor.isSessionMain ? ExecutorGate() : nil
         let dispatched = DispatchedPerform(
-            session: self, binding: binding, event: event, target: target, requestID: run.id, gate: gate, completion: completion
+            session: self, binding: binding, event: event, target: target, run: run, gate: gate,
+            asyncReport: asyncReport, completion: completion
         )
         let actionCompletion = ActionCompletion<A.Output>(
             run: run,

@@ -1,4 +1,5 @@
 import Locking
+import Synchronization
 
 /// One perform in flight: its identity, its ``ActionRunState`` and its deadline's timer entry,
 /// behind one lock.
@@ -12,6 +13,7 @@ final class ActionRun: Sendable {
     let deadline: ContinuousClock.Instant?
     private let timer: ActionDeadlineTimer
     private let guarded = Locked(Guarded())
+    private let endsAsynchronously = Atomic(false)
 
     init(id: ActionRequestID, deadline: ContinuousClock.Instant?, timer: ActionDeadlineTimer = .shared) {
         self.id = id
@@ -59,6 +61,14 @@ final class ActionRun: Sendable {
         if !guarded.withLock({ $0.phase.addCancelHandler(handler) }) {
             handler()
         }
+    }
+
+    /// The action promised to complete later (`willCompleteAsync`), or the perform ended
+    /// without it (a timeout, a cancellation): Flint's `completedAsync`.
+    var completedAsync: Bool { endsAsynchronously.load(ordering: .acquiring) }
+
+    func markCompletingAsynchronously() {
+        endsAsynchronously.store(true, ordering: .releasing)
     }
 
     var isTerminated: Bool {

@@ -9,21 +9,27 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     let binding: ActionBinding<F, A>
     let event: ActionDispatchEvent
     let target: CompletionTarget
-    let requestID: ActionRequestID
+    let run: ActionRun
     /// In a strictly serial session, what holds the session's queue until the outcome.
     let gate: ExecutorGate?
+    /// For a caller's completion requirement: whether the outcome came asynchronously.
+    let asyncReport: CompletedAsyncReport?
     let completion: @Sendable (ActionOutcome<A.Output>) -> Void
+
+    var requestID: ActionRequestID { run.id }
 
     init(
         session: ActionSession, binding: ActionBinding<F, A>, event: ActionDispatchEvent, target: CompletionTarget,
-        requestID: ActionRequestID, gate: ExecutorGate?, completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+        run: ActionRun, gate: ExecutorGate?, asyncReport: CompletedAsyncReport?,
+        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) {
         self.session = session
         self.binding = binding
         self.event = event
         self.target = target
-        self.requestID = requestID
+        self.run = run
         self.gate = gate
+        self.asyncReport = asyncReport
         self.completion = completion
     }
 
@@ -34,6 +40,7 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
         if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
         // The queue is free for the next action before the caller hears of this one's outcome.
         gate?.end()
+        asyncReport?.record(run.completedAsync)
         target.deliver(outcome, to: completion)
     }
 
