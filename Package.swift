@@ -37,6 +37,7 @@ let package = Package(
             name: "ActionCore",
             dependencies: [
                 "Locking",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -269,7 +269,7 @@ public final class CoordinatorCore {
         guard PendingRequest.fits(request) else {
             // The wire codec's limits are far lower: only a request made in this process gets here.
             counters.malformedClientMessages += 1
-            let message = "request \(request.requestID) has a name over \(PendingRequest.maxNameBytes) bytes or an input over \(PendingRequest.maxInputBytes) bytes"
+            let message = "request \(request.requestID) has an empty content type, a name over \(PendingRequest.maxNameBytes) bytes or an input over \(PendingRequest.maxInputBytes) bytes"
             outbox.send(.outcome(.failure(for: request, code: BusErrorCode.malformedRequest, message: message)), to: client)
             return false
         }

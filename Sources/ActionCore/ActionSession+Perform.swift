@@ -121,8 +121,9 @@ extension ActionSession {
             analyticsID: A.analyticsID
         )
 
-        // A strictly serial session holds its main queue from the action's start to its outcome.
-        let gate: ExecutorGate? = configuration.strictlySerial && A.executor.isSessionMain ? ExecutorGate() : nil
+        // A strictly serial session holds its line from the action's start to its outcome.
+        let line = A.executor.isSessionMain ? serialLine : nil
+        let gate: ExecutorGate? = line == nil ? nil : ExecutorGate()
         let dispatched = DispatchedPerform(
             session: self, binding: binding, event: event, target: target, run: run, gate: gate,
             asyncReport: asyncReport, completion: completion
@@ -170,9 +171,10 @@ extension ActionSession {
             )
             _ = A.perform(context: context, completion: actionCompletion)
         }
-        if let gate {
-            executor.submit { end in
-                gate.started(end)
+        if let line, let gate {
+            line.submit { turn in
+                // No turn: nested in the running action's synchronous part, it holds nothing.
+                if let turn { gate.started(turn) } else { gate.end() }
                 start()
             }
         } else {

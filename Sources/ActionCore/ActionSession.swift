@@ -28,6 +28,8 @@ public final class ActionSession: Sendable {
     let logger: Logger
     let observers: ObserverNotifier
     let stackTracker: Locked<ActionStackTracker>
+    /// The line its main-queue actions wait in when it is strictly serial.
+    let serialLine: SerialActionLine?
 
     /// Creates a session.
     ///
@@ -50,6 +52,7 @@ public final class ActionSession: Sendable {
         self.userInitiated = userInitiated
         self.configuration = configuration
         self.mainExecutor = SerialQueueExecutor(queue: mainQueue ?? DispatchQueue(label: "ActionCore.session.\(name)"))
+        self.serialLine = configuration.strictlySerial ? SerialActionLine(executor: mainExecutor) : nil
         var logger = configuration.logger
         logger[metadataKey: "action.session"] = "\(name)"
         self.logger = logger

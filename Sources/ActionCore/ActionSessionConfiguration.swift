@@ -16,11 +16,14 @@ public struct ActionSessionConfiguration: Sendable {
     public var logger = Logger(label: "ActionCore")
     /// The timer that ends performs at their deadlines (one timer for all of them).
     public var deadlineTimer = ActionDeadlineTimer.shared
-    /// Whether the session's main queue runs one action at a time *to its outcome*: an action
-    /// that completes asynchronously holds the queue until it completes (or its perform ends,
-    /// at its deadline or cancellation), so two asynchronous actions of the session never
-    /// overlap. Off by default, as in Flint, where the queue serialises only the synchronous
-    /// part of each action. Actions on executors of their own are not affected.
+    /// Whether the session's main-queue actions run one at a time *to their outcome*: an action
+    /// that completes asynchronously holds the session until it completes (or its perform ends,
+    /// at its deadline or cancellation, or its completion is dropped), so two asynchronous
+    /// actions of the session never overlap, and each outcome's handler on the session's queue
+    /// runs before the next action starts. A perform nested in a running action's synchronous
+    /// part runs inside it, as on any serial queue. Off by default, as in Flint, where the
+    /// queue serialises only the synchronous part of each action. Actions on executors of their
+    /// own are not affected.
     public var strictlySerial = false
 
     /// The defaults: no timeout, 100 stack entries.

@@ -42,8 +42,10 @@ public final class SerialQueueExecutor: ActionExecutor {
     ///
     /// The queue is suspended from inside the block (which takes effect when the block
     /// returns) and resumed by `end`. Work nested inside `work`'s synchronous part still runs
-    /// inline, so the seed's nested-submit deadlock cannot happen; `end` must be called, or the
-    /// queue never runs again.
+    /// inline, so the seed's nested-submit deadlock cannot happen. Work that drops `end` without
+    /// calling it ends it when the handle is released. The main queue cannot be suspended
+    /// (Dispatch ignores it for its global queues): on it, other work may run while `work`
+    /// waits to end.
     public func submit(_ work: @escaping @Sendable (_ end: @escaping @Sendable () -> Void) -> Void) {
         let queue = self.queue
         submit {

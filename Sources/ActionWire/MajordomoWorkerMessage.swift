@@ -84,7 +84,9 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
 
     /// Appends a REQUEST for an MDP/0.1 worker (after the routing id): the client address it
     /// must echo in its REPLY, and the body.
-    public static func encodeRequest<Writer: WireFrameWriter>(clientAddress: String, body: [UInt8], into writer: inout Writer) {
+    public static func encodeRequest<Writer: WireFrameWriter, Body: Sequence<UInt8>>(
+        clientAddress: String, body: Body, into writer: inout Writer
+    ) {
         writer.appendEmpty()
         writer.append(workerHeader)
         writer.append([0x02])

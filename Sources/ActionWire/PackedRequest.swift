@@ -20,6 +20,20 @@ public struct PackedRequest: Sendable, Hashable {
         return try? WireRequest.unpack(record[...], command: .request, limits: limits)
     }
 
+    /// The input: the record's sixth field, read in place (empty when the record is short,
+    /// which a record the coordinator made never is).
+    public var input: ArraySlice<UInt8> {
+        var offset = 0
+        for _ in 0..<5 {
+            guard offset + 4 <= record.count else { return [] }
+            offset += 4 + Int(record[...].bigEndianInteger(at: offset, as: UInt32.self))
+        }
+        guard offset + 4 <= record.count else { return [] }
+        let count = Int(record[...].bigEndianInteger(at: offset, as: UInt32.self))
+        guard offset + 4 + count <= record.count else { return [] }
+        return record[(offset + 4)..<(offset + 4 + count)]
+    }
+
     /// The request id: the record's first field.
     public var requestID: String {
         guard record.count >= 4 else { return "" }

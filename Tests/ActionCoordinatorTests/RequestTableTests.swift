@@ -28,7 +28,24 @@ struct RequestTableTests {
             #expect(pending.hasSession == !request.session.isEmpty)
             #expect(pending.inputDigest == InputDigest.of(request.input))
             #expect(pending.lane == Lane(request))
+            // Packed for a worker: the same request with the time left, readable in place.
+            let packed = pending.packed(timeoutMilliseconds: 77)
+            var restamped = request
+            restamped.timeoutMilliseconds = 77
+            #expect(packed.request == restamped)
+            #expect(packed.requestID == request.requestID)
+            #expect(packed.input == request.input[...])
         }
+    }
+
+    @Test func anEmptyContentTypeDoesNotFit() {
+        // An empty content type would read back as JSON (its stored length 0 means JSON); the
+        // wire never carries one (a name must not be empty), so only a request made in process can.
+        let request = WireRequest(requestID: "r", action: "Echo.say", session: "", timeoutMilliseconds: 0, contentType: "", input: [])
+        #expect(!PendingRequest.fits(request))
+        var json = request
+        json.contentType = WireRequest.json
+        #expect(PendingRequest.fits(json))
     }
 
     @Test func theSmallFieldsChangeInPlace() {

@@ -1,4 +1,4 @@
-import ActionCore
+@testable import ActionCore
 import Dispatch
 import ExampleFeatures
 import Foundation
@@ -48,5 +48,46 @@ struct CompletionQueuePolicyTests {
     @Test func theActionsExecutorWhenTheCallerIsOnNoOperationQueue() async {
         let session = self.session
         #expect(await completionPlace(nil) { "session main \(session.mainExecutor.isCurrent)" } == "session main true")
+    }
+}
+
+/// Rule 2's decision for the main queue, which on Linux `OperationQueue.current` names on any
+/// code of the main thread: the test process's main thread cannot be made to block outside its
+/// run loop from a test, so the decision is checked on its inputs.
+@Suite("Completion queues: the main thread")
+struct CallerMainQueueChoiceTests {
+    @Test func theMainThreadOutsideItsRunLoopDoesNotGetTheMainQueue() {
+        #expect(CallerQueue.choice(current: .main, isMainThread: true, mainRunLoopIsRunning: false) == nil)
+    }
+
+    @Test func theMainThreadInsideItsRunLoopGetsTheMainQueue() {
+        #expect(CallerQueue.choice(current: .main, isMainThread: true, mainRunLoopIsRunning: true) === OperationQueue.main)
+    }
+
+    @Test func aMainQueueOperationOffTheMainThreadGetsTheMainQueue() {
+        #expect(CallerQueue.choice(current: .main, isMainThread: false, mainRunLoopIsRunning: false) === OperationQueue.main)
+    }
+
+    @Test func otherOperationQueuesAreKeptAnywhere() {
+        let queue = OperationQueue()
+        #expect(CallerQueue.choice(current: queue, isMainThread: true, mainRunLoopIsRunning: false) === queue)
+        #expect(CallerQueue.choice(current: nil, isMainThread: true, mainRunLoopIsRunning: true) == nil)
+    }
+
+    @Test func aMainQueueBlockIsAnsweredOnTheMainQueue() async {
+        // However this process services its main queue (a run loop on the main thread, or
+        // dispatchMain's threads), code in a main-queue block that performs by default hears back
+        // on the main queue or, where no operation queue is current, the action's executor:
+        // never a thread that cannot run.
+        let session = ActionSession(name: "main-caller-\(UUID().uuidString)")
+        let seen = Recorder<String>()
+        DispatchQueue.main.async {
+            let expectMain = CallerQueue.current === OperationQueue.main
+            session.perform(EchoFeature.say, input: .init(text: "x")) { _ in
+                seen.record(expectMain ? "main \(DispatchQueue.main.isCurrent)" : "session \(session.mainExecutor.isCurrent)")
+            }
+        }
+        let place = await seen.waitForValues(count: 1)?.first
+        #expect(place == "main true" || place == "session true")
     }
 }

@@ -45,12 +45,33 @@ private enum OverlapProbeAction: Action {
     }
 }
 
+/// Performs the probe named by its input in its own session, from its synchronous part, and
+/// completes with the probe's outcome: a nested perform.
+private enum NestingProbeAction: Action {
+    typealias Input = OverlapProbeAction.Input
+    typealias Output = String
+    static let description = "Performs a probe inside itself"
+
+    static func perform(context: ActionContext<Input>, completion: Completion) -> Completion.Status {
+        let pending = completion.willCompleteAsync()
+        context.session.perform(OverlapFeature.probe, input: context.input, completionQueue: .global()) { outcome in
+            switch outcome {
+            case .success(let step, _): pending.completed(.success("around \(step)"))
+            case .failure(let error, _): pending.completed(.failure(error))
+            }
+        }
+        return pending
+    }
+}
+
 private enum OverlapFeature: Feature {
     static let description = "Overlap probes"
     static let probe = action(OverlapProbeAction.self)
+    static let nesting = action(NestingProbeAction.self)
 
     static func prepare(actions: inout FeatureActions) {
         actions.declare(probe)
+        actions.declare(nesting)
     }
 }
 
@@ -58,12 +79,14 @@ private enum OverlapFeature: Feature {
 /// `OperationQueue` as executors, `MainDirectExecutor`, and a strictly serial session.
 @Suite("Executors: the seed's model")
 struct ExecutorSeedTests {
-    private func session(strictlySerial: Bool) -> ActionSession {
+    private func session(strictlySerial: Bool, mainQueue: DispatchQueue? = nil) -> ActionSession {
         var configuration = ActionSessionConfiguration()
         configuration.strictlySerial = strictlySerial
-        return ActionSession(name: "overlap-\(UUID().uuidString)", configuration: configuration)
+        return ActionSession(name: "overlap-\(UUID().uuidString)", configuration: configuration, mainQueue: mainQueue)
     }
 
+    /// Performs a probe; its outcome is recorded in `outcomes` and, as "outcome step", in the
+    /// probe's log (on the action's queue, where the completion runs by default).
     private func perform(_ session: ActionSession, log: String, step: String, milliseconds: Int,
                          deadline: ContinuousClock.Instant? = nil, outcomes: Recorder<String>) {
         session.perform(OverlapFeature.probe, input: .init(log: log, step: step, milliseconds: milliseconds), deadline: deadline) { outcome in
@@ -71,17 +94,57 @@ struct ExecutorSeedTests {
             case .success(let step, _): outcomes.record(step)
             case .failure(let error, _): outcomes.record("\(error.code)")
             }
+            overlapLogs.recorder(log).record("outcome \(step)")
         }
     }
 
-    @Test func aStrictlySerialSessionRunsAsynchronousActionsOneAfterAnother() async {
+    /// Two asynchronous actions of a strict session: the second starts only after the first has
+    /// ended and its outcome reached the caller (on the session's queue).
+    private func expectOneAfterAnother(mainQueue: DispatchQueue?) async {
         let log = UUID().uuidString
-        let strict = session(strictlySerial: true)
+        let strict = session(strictlySerial: true, mainQueue: mainQueue)
         let outcomes = Recorder<String>()
         perform(strict, log: log, step: "a", milliseconds: 150, outcomes: outcomes)
         perform(strict, log: log, step: "b", milliseconds: 10, outcomes: outcomes)
         #expect(await outcomes.waitForValues(count: 2) == ["a", "b"])
-        #expect(overlapLogs.recorder(log).values == ["start a", "end a", "start b", "end b"])
+        #expect(await overlapLogs.recorder(log).waitForValues(count: 6) == ["start a", "end a", "outcome a", "start b", "end b", "outcome b"])
+    }
+
+    @Test func aStrictlySerialSessionRunsAsynchronousActionsOneAfterAnother() async {
+        await expectOneAfterAnother(mainQueue: nil)
+    }
+
+    @Test func aStrictlySerialSessionOnTheMainQueueRunsAsynchronousActionsOneAfterAnother() async {
+        // The main queue cannot be suspended: the session's own line serialises its actions.
+        await expectOneAfterAnother(mainQueue: .main)
+    }
+
+    @Test func anActionThatDropsItsCompletionFreesAStrictSession() async {
+        // No deadline: the dropped completion, not a timer, frees the line. Its caller gets no
+        // outcome (nothing completed it), and the next action runs.
+        let log = UUID().uuidString
+        let strict = session(strictlySerial: true)
+        let outcomes = Recorder<String>()
+        perform(strict, log: log, step: "dropped", milliseconds: -1, outcomes: outcomes)
+        perform(strict, log: log, step: "next", milliseconds: 1, outcomes: outcomes)
+        #expect(await outcomes.waitForValues(count: 1) == ["next"])
+        #expect(overlapLogs.recorder(log).values.prefix(3) == ["start dropped", "start next", "end next"])
+    }
+
+    @Test func aPerformNestedInAStrictActionRunsInsideIt() async {
+        // The outer action completes with the inner one's outcome: were the inner perform to wait
+        // for the outer's turn to end, neither would ever complete (the deadline would say so).
+        let log = UUID().uuidString
+        let strict = session(strictlySerial: true)
+        let outcome = Recorder<String>()
+        strict.perform(OverlapFeature.nesting, input: .init(log: log, step: "inner", milliseconds: 10), deadline: .now + .seconds(5)) { result in
+            switch result {
+            case .success(let output, _): outcome.record(output)
+            case .failure(let error, _): outcome.record("\(error.code)")
+            }
+        }
+        #expect(await outcome.waitForValues(count: 1) == ["around inner"])
+        #expect(overlapLogs.recorder(log).values == ["start inner", "end inner"])
     }
 
     @Test func aDefaultSessionSerialisesOnlyTheSynchronousPart() async {
@@ -101,7 +164,7 @@ struct ExecutorSeedTests {
         perform(strict, log: log, step: "stuck", milliseconds: -1, deadline: .now + .milliseconds(100), outcomes: outcomes)
         perform(strict, log: log, step: "next", milliseconds: 1, outcomes: outcomes)
         #expect(await outcomes.waitForValues(count: 2) == ["timedOut", "next"])
-        #expect(overlapLogs.recorder(log).values == ["start stuck", "start next", "end next"])
+        #expect(overlapLogs.recorder(log).values.filter { !$0.hasPrefix("outcome") } == ["start stuck", "start next", "end next"])
     }
 
     @Test func aSerialExecutorStartsNothingElseUntilEnd() async {

@@ -706,12 +706,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// worker echoes it in its REPLY), HEARTBEAT, DISCONNECT. RFC 7 has no WELCOME or CANCEL:
     /// the worker keeps RFC 7's heartbeat, and a cancelled request's reply is discarded.
     private func transmitMajordomo(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        let requests: [WireRequest]
+        // The request id and the input are all RFC 7 carries; a packed record is read in place.
+        let requests: [(requestID: String, input: ArraySlice<UInt8>)]
         switch instruction {
-        case .request(let request): requests = [request]
-        case .requestBatch(let batch): requests = batch
-        case .packedRequest(let packed): requests = packed.request.map { [$0] } ?? []
-        case .packedRequests(let batch): requests = batch.compactMap(\.request)
+        case .request(let request): requests = [(request.requestID, request.input[...])]
+        case .requestBatch(let batch): requests = batch.map { ($0.requestID, $0.input[...]) }
+        case .packedRequest(let packed): requests = [(packed.requestID, packed.input)]
+        case .packedRequests(let batch): requests = batch.map { ($0.requestID, $0.input) }
         case .welcome, .cancel: return true
         case .heartbeat, .disconnect:
             outgoing.removeAll()

@@ -61,10 +61,12 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     /// The largest input a pending request holds (its length is 32-bit); messages are far smaller.
     static let maxInputBytes = Int(UInt32.max)
 
-    /// Whether `request` fits: its names at most ``maxNameBytes`` long, its input at most
-    /// ``maxInputBytes``. Anything the wire codec decodes does.
+    /// Whether `request` fits: its names at most ``maxNameBytes`` long, its content type not
+    /// empty (a stored length of 0 means JSON), its input at most ``maxInputBytes``. Anything
+    /// the wire codec decodes does.
     static func fits(_ request: WireRequest) -> Bool {
-        request.requestID.utf8.count <= maxNameBytes && request.action.utf8.count <= maxNameBytes
+        !request.contentType.isEmpty
+            && request.requestID.utf8.count <= maxNameBytes && request.action.utf8.count <= maxNameBytes
             && request.session.utf8.count <= maxNameBytes && request.contentType.utf8.count <= maxNameBytes
             && request.input.count <= maxInputBytes
     }
@@ -162,6 +164,8 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         let contentTypeCount = fields.contentTypeCount == 0 ? WireRequest.json.utf8.count : fields.contentTypeCount.int
         let total = 24 + fields.idCount.int + fields.actionCount.int + fields.sessionCount.int + 4 + contentTypeCount
             + Int(fields.inputCount)
+        let storedCount = fields.idCount.int + fields.actionCount.int + fields.sessionCount.int
+            + fields.contentTypeCount.int + Int(fields.inputCount)
         let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             withUnsafeMutablePointerToElements { start in
                 var source = UnsafeBufferPointer(start: start, count: total)

@@ -10,7 +10,7 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     let event: ActionDispatchEvent
     let target: CompletionTarget
     let run: ActionRun
-    /// In a strictly serial session, what holds the session's queue until the outcome.
+    /// In a strictly serial session, what holds the session's line until the outcome.
     let gate: ExecutorGate?
     /// For a caller's completion requirement: whether the outcome came asynchronously.
     let asyncReport: CompletedAsyncReport?
@@ -38,10 +38,11 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
         let summary = outcome.summary, event = self.event
         session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
         if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
-        // The queue is free for the next action before the caller hears of this one's outcome.
-        gate?.end()
         asyncReport?.record(run.completedAsync)
         target.deliver(outcome, to: completion)
+        // Only now may a strictly serial session start its next action: a handler run on the
+        // session's queue is already there (inline, or queued ahead of that action's start).
+        gate?.end()
     }
 
     /// The perform ended without the action completing (a timeout, a cancellation).

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Calls its action the first time ``end()`` is called, and never again: an executor's `end`
-/// handle, which the work it ran may call from any thread.
+/// handle, which the work it ran may call from any thread. Work that drops the handle without
+/// calling it ends it then (`deinit`), so a queue it holds is never held for ever.
 final class EndOnce: Sendable {
     private let pending = Atomic(true)
     private let action: @Sendable () -> Void
@@ -10,5 +11,9 @@ final class EndOnce: Sendable {
 
     func end() {
         if pending.exchange(false, ordering: .acquiringAndReleasing) { action() }
+    }
+
+    deinit {
+        end()
     }
 }

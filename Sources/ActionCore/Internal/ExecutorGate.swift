@@ -1,35 +1,35 @@
 import Locking
 
-/// Holds a strictly serial session's queue from an action's start to its outcome: the outcome
-/// calls ``end()``, the queue's `submit { end in }` hands over its `end` with ``started(_:)``,
+/// A strictly serial perform's hold on its session's line, from its action's start to its
+/// outcome: the outcome calls ``end()``, the line hands over the turn with ``started(_:)``,
 /// whichever comes first. (A perform that ends before its action starts, at a deadline, ends
-/// before it is started.)
+/// before it is started, and its turn is given back at once.)
 final class ExecutorGate: Sendable {
     private enum State {
         case waiting
-        case started(@Sendable () -> Void)
+        case started(SerialActionLine.Turn)
         case ended
     }
 
     private let state = Locked(State.waiting)
 
-    /// The action starts; `end` frees the queue.
-    func started(_ end: @escaping @Sendable () -> Void) {
+    /// The action starts holding `turn`.
+    func started(_ turn: SerialActionLine.Turn) {
         let endNow = state.withLock { state -> Bool in
             if case .ended = state { return true }
-            state = .started(end)
+            state = .started(turn)
             return false
         }
-        if endNow { end() }
+        if endNow { turn.end() }
     }
 
-    /// The perform has its outcome: the queue is free (once).
+    /// The perform has its outcome: the line is free (once).
     func end() {
-        let end = state.withLock { state -> (@Sendable () -> Void)? in
+        let turn = state.withLock { state -> SerialActionLine.Turn? in
             defer { state = .ended }
-            if case .started(let end) = state { return end }
+            if case .started(let turn) = state { return turn }
             return nil
         }
-        end?()
+        turn?.end()
     }
 }

@@ -11,6 +11,9 @@ import ZeroMQ
 /// direct executor (they run where they are called: here).
 final class WorkerDriver: IOLoopDriver {
     private static let batchSize = 256
+    /// The deadline of a REQUEST whose timeout is 0 (the coordinator never sends one; a peer
+    /// speaking the protocol by hand may), unless the session configuration sets its own.
+    static let defaultRequestTimeout: Duration = .seconds(30)
 
     private let runtime: IOLoopRuntime
     private unowned let loop: IOLoop<WorkerDriver>
@@ -282,7 +285,10 @@ final class WorkerDriver: IOLoopDriver {
         hosted.lastUsed = now
         let cancellation = ActionCancellation()
         running[request.requestID] = RunningRequest(sessionName: sessionName, cancellation: cancellation)
-        let deadline = request.timeoutMilliseconds == 0 ? nil : now + .milliseconds(Int64(request.timeoutMilliseconds))
+        let timeout = request.timeoutMilliseconds == 0
+            ? sessionConfiguration.defaultTimeout ?? Self.defaultRequestTimeout
+            : .milliseconds(Int64(request.timeoutMilliseconds))
+        let deadline = now + timeout
         guard request.contentType == WireRequest.json else {
             finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")))
             return
