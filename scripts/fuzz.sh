@@ -12,6 +12,6 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz \
 test -x "$out/wire-fuzz"
 # Seeds (length-prefixed frames): a valid PERFORM (its request one packed record), and an
 # MDP/0.1 worker's READY after a routing id.
-printf '\x06ABUS\x03\x01\x39\x00\x00\x00\x03c:1\x00\x00\x00\x08Echo.say\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x10application/json\x00\x00\x00\x02{}' > "$out/corpus/perform"
+printf '\x06ABUS\x04\x01\x39\x00\x00\x00\x03c:1\x00\x00\x00\x08Echo.say\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x10application/json\x00\x00\x00\x02{}' > "$out/corpus/perform"
 printf '\x01\xaa\x00\x06MDPW01\x01\x01\x08Echo.say' > "$out/corpus/mdp01-ready"
 "$out/wire-fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 "$out/corpus" 2>&1 | tail -n 12

@@ -66,17 +66,22 @@ public final class ActionClient: Sendable {
     /// (the one exception to ``CallerQueue``'s rule: this is the form for forwarding and
     /// benchmarks, where a hop per outcome is the cost to avoid). Keep it short there: it runs
     /// on the I/O loop.
+    ///
+    /// `userInitiated` is Flint's `userInitiatedActions`: pass `false` for work a program does on
+    /// its own; the worker's session and the coordinator's action stacks say so.
     public func perform(
         action: String,
         input: [UInt8],
         session: String = "",
         timeout: Duration? = nil,
         requestID: String? = nil,
+        userInitiated: Bool = true,
         completionQueue: DispatchQueue? = nil,
         completion: @escaping @Sendable (Result<WireOutcome, ActionBusError>) -> Void
     ) {
         if let completionQueue {
-            perform(action: action, input: input, session: session, timeout: timeout, requestID: requestID) { result in
+            perform(action: action, input: input, session: session, timeout: timeout, requestID: requestID,
+                    userInitiated: userInitiated) { result in
                 completionQueue.async { completion(result) }
             }
             return
@@ -85,7 +90,7 @@ public final class ActionClient: Sendable {
         let request = WireRequest(
             requestID: requestID ?? makeRequestID(), action: action, session: session,
             timeoutMilliseconds: WireRequest.timeoutMilliseconds(timeout),
-            input: input
+            input: input, userInitiated: userInitiated
         )
         // Checked here, by the rules the coordinator applies: requests travel several to a
         // PERFORM, and one it cannot read would spoil the others with it.
@@ -123,10 +128,12 @@ public final class ActionClient: Sendable {
     ///
     /// - Throws: ``ActionBusError`` when no outcome arrived (timeout, refused message, closed).
     public func perform(
-        action: String, input: [UInt8], session: String = "", timeout: Duration? = nil, requestID: String? = nil
+        action: String, input: [UInt8], session: String = "", timeout: Duration? = nil, requestID: String? = nil,
+        userInitiated: Bool = true
     ) async throws -> WireOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            perform(action: action, input: input, session: session, timeout: timeout, requestID: requestID) { result in
+            perform(action: action, input: input, session: session, timeout: timeout, requestID: requestID,
+                    userInitiated: userInitiated) { result in
                 continuation.resume(with: result)
             }
         }
@@ -144,10 +151,12 @@ public final class ActionClient: Sendable {
     /// - Throws: `ActionError` with the failure's code when the action failed, or
     ///   ``ActionBusError`` when no outcome arrived.
     public func perform<F: Feature, A: Action>(
-        _ binding: ActionBinding<F, A>, _ input: A.Input, session: String = "", timeout: Duration? = nil
+        _ binding: ActionBinding<F, A>, _ input: A.Input, session: String = "", timeout: Duration? = nil,
+        userInitiated: Bool = true
     ) async throws -> A.Output {
         let body = try JSONEncoder().encode(input)
-        let outcome = try await perform(action: binding.fullName, input: Array(body), session: session, timeout: timeout)
+        let outcome = try await perform(action: binding.fullName, input: Array(body), session: session, timeout: timeout,
+                                        userInitiated: userInitiated)
         return try Self.decode(outcome, as: A.Output.self).result.get()
     }
 
@@ -257,6 +266,21 @@ public final class ActionClient: Sendable {
     /// The coordinator's open action stacks, for one session or all.
     public func stacks(session: String = "") async throws -> ActionStacksReport {
         try ActionStacksReport(jsonData: Data(try await stacksJSON(session: session)))
+    }
+
+    /// Ends `session` (Flint's session end, across the bus): the coordinator closes its open
+    /// action stacks, and the worker hosting it closes its own. Returns the stacks it closed.
+    /// Requests of the session still queued or running record in new stacks when they finish.
+    ///
+    /// - Throws: ``ActionBusError`` `malformedRequest` for a name the protocol refuses (empty,
+    ///   too long, control characters), or when no answer came.
+    public func endSession(_ session: String) async throws -> ActionStacksReport {
+        do {
+            try WireName.check(session, field: "session")
+        } catch {
+            throw ActionBusError(code: BusErrorCode.malformedRequest, message: error.message)
+        }
+        return try ActionStacksReport(jsonData: Data(try await query { .endSession(queryID: $0, session: session) }))
     }
 
     /// Subscribes to the outcome stream, filtered at the socket by feature, action

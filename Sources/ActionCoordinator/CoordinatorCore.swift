@@ -211,7 +211,10 @@ public final class CoordinatorCore {
                 completed.acknowledge(requestID, keep: !isOwn)
             }
         case .stacks(let queryID, let session):
-            outbox.send(.stacks(queryID: queryID, json: stacksJSON(session: session)), to: client)
+            outbox.send(.stacks(queryID: queryID, json: stacksJSON(stacks.report(sessionName: session.isEmpty ? nil : session))), to: client)
+        case .endSession(let queryID, let session):
+            let closed = endSession(session)
+            outbox.send(.stacks(queryID: queryID, json: stacksJSON(ActionStacksReport(stacks: closed))), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
         case .stats(let queryID):
@@ -222,10 +225,29 @@ public final class CoordinatorCore {
         }
     }
 
-    /// The STACKS report as JSON, cut to the newest stacks that fit in one message (the
-    /// report says how many were left out).
-    private func stacksJSON(session: String) -> [UInt8] {
-        let full = stacks.report(sessionName: session.isEmpty ? nil : session)
+    /// Ends `session` for a client: closes its open stacks here and tells the worker hosting it
+    /// to close its own. Requests of the session still queued or running record in new stacks
+    /// when they finish, as a perform after `ActionSession.end()` does in process. The session
+    /// is unpinned when nothing of it waits or runs, so its next request may go anywhere.
+    private func endSession(_ session: String) -> [ActionStackSnapshot] {
+        counters.sessionsEnded += 1
+        let closed = stacks.closeStacks(sessionName: session)
+        sessionActivity[session] = nil
+        if let pin = sessions[session] {
+            _ = outbox.send(.endSession(session), to: pin.worker)
+            let busy = lanes[.session(session)] != nil || workers[pin.worker].map { runs(session, on: $0) } ?? false
+            if !busy {
+                sessions[session] = nil
+                workers[pin.worker]?.sessions.remove(session)
+            }
+        }
+        logger.debug("session ended", metadata: ["session": "\(session)", "action.stacksClosed": "\(closed.count)"])
+        return closed
+    }
+
+    /// A stacks report as JSON, cut to the newest stacks that fit in one message (the report
+    /// says how many were left out).
+    private func stacksJSON(_ full: ActionStacksReport) -> [UInt8] {
         let limit = configuration.maxMessageBytes - 1024
         var report = full
         while true {
@@ -396,7 +418,7 @@ public final class CoordinatorCore {
             case .resultBatch(let batch): outcomes = batch
             default: outcomes = []
             }
-            for outcome in outcomes where !adoptRecovered(outcome, now: now) {
+            for outcome in outcomes where !outcome.nested && !adoptRecovered(outcome, now: now) {
                 counters.lateResultsDiscarded += 1
             }
             if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
@@ -501,6 +523,10 @@ public final class CoordinatorCore {
 
     private func result(_ outcome: WireOutcome, from worker: WorkerRecord, now: ContinuousClock.Instant, dispatching: Bool = true) {
         let id = worker.id
+        if outcome.nested {
+            nestedPerform(outcome, now: now)
+            return
+        }
         guard let sent = worker.inFlight.remove(outcome.requestID) else {
             if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
             return
@@ -605,7 +631,7 @@ public final class CoordinatorCore {
     }
 
     /// Closes the action stacks, and forgets the stream counters, of sessions that finished
-    /// nothing for `stackIdleTimeout`: a session has no end on the wire, so idleness ends it.
+    /// nothing for `stackIdleTimeout`: a session its clients never end (END-SESSION) ends by idleness.
     private func closeIdleStacks(now: ContinuousClock.Instant) {
         let idle = Set(sessionActivity.filter { now - $0.value > configuration.stackIdleTimeout }.keys)
         for session in idle {
@@ -925,6 +951,10 @@ public final class CoordinatorCore {
 
     /// Answers a request already taken out of the table.
     private func complete(_ pending: PendingRequest, with outcome: WireOutcome, now: ContinuousClock.Instant) {
+        // A worker's outcome says what its session is; one the coordinator decided, what the
+        // request said.
+        var outcome = outcome
+        if outcome.worker.isEmpty && !pending.userInitiated { outcome.userInitiated = false }
         pending.isFinished = true
         if pending.placement == .queued { leaveQueue() }
         deadlines.remove(pending)
@@ -940,17 +970,29 @@ public final class CoordinatorCore {
         counters.completed += 1
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)
-        if outbox.hasSubscribers {
-            // Numbered only while someone listens: a subscriber checks gaps from the first
-            // number it gets, so numbers nobody saw need not exist.
-            let sequences = sequencer.next(for: outcome)
-            let topics = OutcomeTopic.topics(for: outcome)
-            outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
-            outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
-        }
+        publish(outcome)
         if let client = pending.client {
             outbox.send(.outcome(outcome), to: client)
         }
+    }
+
+    /// An action a worker's action performed in its session (Flint's nested perform): it answers
+    /// no request and holds no credit, so it only joins the stacks and the stream.
+    private func nestedPerform(_ outcome: WireOutcome, now: ContinuousClock.Instant) {
+        counters.nestedPerforms += 1
+        recordStack(outcome, now: now)
+        publish(outcome)
+    }
+
+    /// Publishes `outcome` under both its topics, numbered, when anyone subscribes.
+    private func publish(_ outcome: WireOutcome) {
+        guard outbox.hasSubscribers else { return }
+        // Numbered only while someone listens: a subscriber checks gaps from the first number it
+        // gets, so numbers nobody saw need not exist.
+        let sequences = sequencer.next(for: outcome)
+        let topics = OutcomeTopic.topics(for: outcome)
+        outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
+        outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
     }
 
     private func recordStack(_ outcome: WireOutcome, now: ContinuousClock.Instant) {
@@ -963,7 +1005,7 @@ public final class CoordinatorCore {
         }
         stacks.record(ActionStackRecord(
             sessionName: outcome.session, featureName: String(outcome.feature),
-            actionName: outcome.action, outcome: summary
+            actionName: outcome.action, outcome: summary, userInitiated: outcome.userInitiated
         ))
     }
 

@@ -61,6 +61,10 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var trackedSessions = 0
     /// Stacks closed because their session was idle for `stackIdleTimeout`.
     public var idleStacksClosed = 0
+    /// Sessions ended by a client (END-SESSION).
+    public var sessionsEnded = 0
+    /// Performs an action ran inside another on a worker (nested), recorded and published.
+    public var nestedPerforms = 0
 
     /// All zero.
     public init() {}

@@ -64,7 +64,7 @@ extension ActionSession {
         forward completion: @escaping @Sendable (ErasedActionOutcome) -> Void
     ) {
         performJSON(
-            named: fullName, jsonInput: jsonInput, deadline: deadline, earlyTarget: .immediate, target: .immediate,
+            named: fullName, jsonInput: jsonInput, deadline: deadline, earlyTarget: .immediate, target: .forwarded,
             cancellation: cancellation, completion: completion
         )
     }

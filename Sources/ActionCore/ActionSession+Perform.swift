@@ -70,7 +70,7 @@ extension ActionSession {
             return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
                                 asyncReport: asyncReport, completion: completion)
         }
-        return dispatchOnce(binding, input: input, deadline: deadline, target: .immediate, cancellation: cancellation,
+        return dispatchOnce(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
                             asyncReport: asyncReport) { [self] outcome in
             guard case .failure(let error, _) = outcome, error.isRetryable, cancellation?.isCancelled != true,
                   case let backoff = policy.backoff(beforeAttempt: number + 1),

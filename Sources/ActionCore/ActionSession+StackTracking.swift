@@ -9,8 +9,22 @@ extension ActionSession {
         stackTracker.withLock { $0.report(sessionName: name) }
     }
 
+    /// Ends the session as far as its action stacks go: closes every open stack (sub-stacks with
+    /// their parents) and returns the closed root stacks. The session stays usable; its next
+    /// perform opens a new stack. A worker ends its session of that name when a client ends it
+    /// over the bus (`ActionClient.endSession(_:)`), and the coordinator closes its stacks too.
+    @discardableResult
+    public func end() -> [ActionStackSnapshot] {
+        let closed = stackTracker.withLock { $0.closeStacks(sessionName: name) }
+        if !closed.isEmpty {
+            logger.debug("Session ended", metadata: ["action.stacksClosed": "\(closed.count)"])
+        }
+        return closed
+    }
+
     /// Records a completed perform in the session's stacks.
-    func recordInActionStacks(featureName: String, actionName: String, outcome: ActionOutcomeSummary) {
+    @discardableResult
+    func recordInActionStacks(featureName: String, actionName: String, outcome: ActionOutcomeSummary) -> ActionStackRecord {
         let record = ActionStackRecord(
             sessionName: name,
             featureName: featureName,
@@ -22,5 +36,6 @@ extension ActionSession {
         if let closed = update.closedStack {
             logger.debug("Action stack closed", metadata: ["action.stack": "\(closed.id)", "action.name": "\(actionName)"])
         }
+        return record
     }
 }

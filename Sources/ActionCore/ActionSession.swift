@@ -30,6 +30,9 @@ public final class ActionSession: Sendable {
     let stackTracker: Locked<ActionStackTracker>
     /// The line its main-queue actions wait in when it is strictly serial.
     let serialLine: SerialActionLine?
+    /// Told of every perform its host did not request (actions an action performed): a worker
+    /// passes them on so that the coordinator's stacks hold them too.
+    let unrequestedPerformReporter: UnrequestedPerformReporter?
 
     /// Creates a session.
     ///
@@ -40,13 +43,30 @@ public final class ActionSession: Sendable {
     ///   - configuration: Timeouts, stack cap and logger.
     ///   - mainQueue: The serial queue for actions declaring ``ActionExecutorSelection/sessionMain``;
     ///     `nil` makes one for the session (``ActionSession/main`` uses the main queue).
-    public init(
+    public convenience init(
         name: String,
         catalog: ActionCatalog = ActionCatalog(),
         userInitiated: Bool = true,
         configuration: ActionSessionConfiguration = ActionSessionConfiguration(),
         mainQueue: DispatchQueue? = nil
     ) {
+        self.init(name: name, catalog: catalog, userInitiated: userInitiated, configuration: configuration, mainQueue: mainQueue,
+                  unrequestedPerformReporter: nil)
+    }
+
+    /// Creates a session hosted for others (a worker's): `unrequestedPerformReporter` is told of
+    /// every perform that did not come through
+    /// ``performForwarding(named:jsonInput:deadline:cancellation:forward:)``, on the thread that
+    /// ended it.
+    package init(
+        name: String,
+        catalog: ActionCatalog,
+        userInitiated: Bool,
+        configuration: ActionSessionConfiguration,
+        mainQueue: DispatchQueue?,
+        unrequestedPerformReporter: UnrequestedPerformReporter?
+    ) {
+        self.unrequestedPerformReporter = unrequestedPerformReporter
         self.name = name
         self.catalog = catalog
         self.userInitiated = userInitiated

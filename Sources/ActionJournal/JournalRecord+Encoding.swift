@@ -29,11 +29,11 @@ extension JournalRecord {
     }
 
     /// Appends an `A` record whose request fields are already written as frames: `packedFields`
-    /// holds the request's six wire fields, each a u32 length and its bytes (ActionWire's packed
-    /// record, which is how the journal writes them too).
-    static func appendAccepted(packedFields: [UInt8], deadline: Date, to buffer: inout [UInt8]) {
+    /// holds the request's `fieldCount` wire fields, each a u32 length and its bytes (ActionWire's
+    /// packed record, which is how the journal writes them too).
+    static func appendAccepted(packedFields: [UInt8], fieldCount: Int, deadline: Date, to buffer: inout [UInt8]) {
         appendRecord(kind: UInt8(ascii: "A"), to: &buffer) { writer in
-            writer.appendFrames(packedFields, count: WireRequest.frameCount)
+            writer.appendFrames(packedFields, count: fieldCount)
             appendDeadline(deadline, to: &writer)
         }
     }

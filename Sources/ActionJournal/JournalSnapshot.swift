@@ -23,6 +23,6 @@ public struct JournalSnapshot: Sendable {
     /// Appends the acceptance of a request given as its packed record (``PackedRequest``): the
     /// same bytes as `.accepted(request, deadline:)` of the request it packs.
     public mutating func appendAccepted(_ request: PackedRequest, deadline: Date) {
-        JournalRecord.appendAccepted(packedFields: request.record, deadline: deadline, to: &bytes)
+        JournalRecord.appendAccepted(packedFields: request.record, fieldCount: request.fieldCount, deadline: deadline, to: &bytes)
     }
 }

@@ -17,6 +17,9 @@ public enum ClientMessage: Sendable, Hashable {
     /// ``WireLimits/maxRequestIDsPerMessage``): the client has these outcomes, so the
     /// coordinator may stop keeping them for its resends.
     case acknowledge(requestIDs: [String])
+    /// END-SESSION: header, query id, session. Closes the session's action stacks on the
+    /// coordinator and on the worker hosting it; answered with STACKS-REPLY naming what closed.
+    case endSession(queryID: String, session: String)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -42,6 +45,10 @@ public enum ClientMessage: Sendable, Hashable {
         case .acknowledge(let requestIDs):
             writer.append(WireHeader.bytes(.acknowledge))
             for requestID in requestIDs { writer.append(requestID) }
+        case .endSession(let queryID, let session):
+            writer.append(WireHeader.bytes(.endSession))
+            writer.append(queryID)
+            writer.append(session)
         }
     }
 
@@ -67,6 +74,8 @@ public enum ClientMessage: Sendable, Hashable {
             message = .stats(queryID: try reader.name("query id"))
         case .acknowledge:
             message = .acknowledge(requestIDs: try reader.requestIDs())
+        case .endSession:
+            message = .endSession(queryID: try reader.name("query id"), session: try reader.name("session"))
         default:
             throw WireError(.unknownCommand, "\(command) is not a client command")
         }

@@ -7,7 +7,9 @@
 /// ```
 ///
 /// A failure carries `"error":{"code":...,"message":...}` instead of `output`. JSON outputs are
-/// embedded as they are; other content types are embedded as a string.
+/// embedded as they are; other content types are embedded as a string. A nested perform (an
+/// action an action performed on its worker) adds `"nested":true`, and an outcome of a session
+/// that is not user-initiated `"userInitiated":false`.
 public enum OutcomeJSON {
     /// The outcome as one line of JSON, with `sequence` when it came from the stream.
     public static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
@@ -31,6 +33,14 @@ public enum OutcomeJSON {
         json.field("worker", outcome.worker)
         json.key("closeActionStack")
         json.raw(Array((outcome.closeActionStack ? "true" : "false").utf8))
+        if outcome.nested {
+            json.key("nested")
+            json.raw(Array("true".utf8))
+        }
+        if !outcome.userInitiated {
+            json.key("userInitiated")
+            json.raw(Array("false".utf8))
+        }
         if let sequence {
             json.key("sequence")
             json.raw(Array(String(sequence).utf8))

@@ -8,9 +8,14 @@ public struct PackedRequest: Sendable, Hashable {
     /// The record: each field a 4-byte big-endian length and its bytes, in ``WireRequest``'s
     /// field order.
     public let record: [UInt8]
+    /// How many fields it has: ``WireRequest/frameCount``, and one more with its flags.
+    public let fieldCount: Int
 
-    /// Wraps a record in ``WireRequest``'s field order (the caller made it so).
-    public init(record: [UInt8]) { self.record = record }
+    /// Wraps a record in ``WireRequest``'s field order (the caller made it so) of `fieldCount` fields.
+    public init(record: [UInt8], fieldCount: Int = WireRequest.frameCount) {
+        self.record = record
+        self.fieldCount = fieldCount
+    }
 
     /// The request as a ``WireRequest``, for a peer that needs one (an MDP worker), or `nil`
     /// when the record does not decode.

@@ -13,6 +13,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case stats = 0x05
     /// Acknowledge outcomes received.
     case acknowledge = 0x06
+    /// End a session: close its action stacks on the coordinator and on its worker.
+    case endSession = 0x07
 
     // Coordinator -> client.
     /// The request is recorded and will be performed.
@@ -51,6 +53,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case cancelRequest = 0x34
     /// The coordinator's answer to READY: the limits and heartbeat the worker must keep to.
     case welcome = 0x35
+    /// A client ended a session the worker hosts.
+    case workerEndSession = 0x36
 
     // Outcome stream.
     /// An outcome, with its sequence numbers.
@@ -68,6 +72,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .ping: "PING"
         case .stats: "STATS"
         case .acknowledge: "ACK"
+        case .endSession, .workerEndSession: "END-SESSION"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"
         case .stacksReply: "STACKS-REPLY"

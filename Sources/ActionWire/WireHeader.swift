@@ -2,10 +2,11 @@
 public enum WireHeader {
     /// The four signature bytes, `"ABUS"`.
     public static let signature: [UInt8] = Array("ABUS".utf8)
-    /// The protocol version this codec speaks: 3 since requests and outcomes travel as packed
-    /// records, several to a PERFORM, REQUEST, RESULT or OUTCOME (2 added ACCEPTED with many
-    /// request ids and ACK).
-    public static let version: UInt8 = 3
+    /// The protocol version this codec speaks: 4 since sessions end over the bus (END-SESSION),
+    /// requests say whether a user initiated them and outcomes whether an action performed them
+    /// (3 packed requests and outcomes into records, several to a message; 2 added ACCEPTED with
+    /// many request ids and ACK).
+    public static let version: UInt8 = 4
     /// The header's size in bytes.
     public static let size = 6
 

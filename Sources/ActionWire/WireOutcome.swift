@@ -2,8 +2,8 @@
 /// publishes it.
 ///
 /// Frames: request id, action, session, worker, status (2 bytes: 0 success / 1 failure, then
-/// flags with bit 0 = closeActionStack), then content type and output for a success or error
-/// code and message for a failure.
+/// flags: bit 0 closeActionStack, bit 1 nested, bit 2 not user-initiated), then content type and
+/// output for a success or error code and message for a failure.
 public struct WireOutcome: Sendable, Hashable {
     /// What happened.
     public enum Result: Sendable, Hashable {
@@ -23,6 +23,13 @@ public struct WireOutcome: Sendable, Hashable {
     public var worker: String
     /// Whether this outcome closes the feature's action stack.
     public var closeActionStack: Bool
+    /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
+    /// client requesting it: it answers no request and returns no credit; its id is the
+    /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
+    public var nested = false
+    /// Whether the session it ran in counts its actions as user-initiated (Flint's
+    /// `userInitiatedActions`); false for a background session's.
+    public var userInitiated = true
     /// Success or failure.
     public var result: Result
 
@@ -65,6 +72,14 @@ public struct WireOutcome: Sendable, Hashable {
 
     static let frameCount = 7
 
+    /// The status flag bits this version defines.
+    static let knownFlags: UInt8 = 0b111
+
+    /// The status frame's flags byte.
+    var statusFlags: UInt8 {
+        (closeActionStack ? 1 : 0) | (nested ? 2 : 0) | (userInitiated ? 0 : 4)
+    }
+
     /// Appends the outcome's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -74,11 +89,11 @@ public struct WireOutcome: Sendable, Hashable {
         writer.append(worker)
         switch result {
         case .success(let contentType, let output):
-            writer.append([0, closeActionStack ? 1 : 0])
+            writer.append([0, statusFlags])
             writer.append(contentType)
             writer.append(output)
         case .failure(let code, let message):
-            writer.append([1, closeActionStack ? 1 : 0])
+            writer.append([1, statusFlags])
             writer.append(code)
             writer.append(message)
         }
@@ -102,10 +117,12 @@ public struct WireOutcome: Sendable, Hashable {
         worker = try reader.name("worker", allowEmpty: true)
         let status = try reader.fixed("status", size: 2)
         let kind = status[status.startIndex], flags = status[status.startIndex + 1]
-        guard flags & ~1 == 0 else {
+        guard flags & ~Self.knownFlags == 0 else {
             throw WireError(.invalidField, "status flags 0x\(String(flags, radix: 16)) has unknown bits")
         }
-        closeActionStack = flags & 1 == 1
+        closeActionStack = flags & 1 != 0
+        nested = flags & 2 != 0
+        userInitiated = flags & 4 == 0
         switch kind {
         case 0:
             let contentType = try reader.contentType()

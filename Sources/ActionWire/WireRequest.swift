@@ -2,7 +2,8 @@
 /// coordinator to worker (REQUEST).
 ///
 /// Frames: request id, action, session, timeout (u32 ms, big-endian; 0 means the receiver's
-/// default), content type, input.
+/// default), content type, input, and a seventh, flags (one byte; bit 0 = not user-initiated),
+/// only when a flag is set.
 public struct WireRequest: Sendable, Hashable {
     /// The request's identity: unique per client (client id + sequence, or an idempotency key).
     public var requestID: String
@@ -16,6 +17,9 @@ public struct WireRequest: Sendable, Hashable {
     public var contentType: String
     /// The encoded input.
     public var input: [UInt8]
+    /// Whether a user asked for it (Flint's `userInitiatedActions`): the worker's session and the
+    /// coordinator's action stacks say so. False for work a program does on its own.
+    public var userInitiated: Bool
 
     /// The content type of JSON payloads.
     public static let json = "application/json"
@@ -35,8 +39,10 @@ public struct WireRequest: Sendable, Hashable {
         session: String = "",
         timeoutMilliseconds: UInt32 = 0,
         contentType: String = WireRequest.json,
-        input: [UInt8]
+        input: [UInt8],
+        userInitiated: Bool = true
     ) {
+        self.userInitiated = userInitiated
         self.requestID = requestID
         self.action = action
         self.session = session
@@ -45,8 +51,13 @@ public struct WireRequest: Sendable, Hashable {
         self.input = input
     }
 
-    /// How many fields (frames, or packed fields) a request has.
+    /// How many fields (frames, or packed fields) a request has without its optional flags.
     public static let frameCount = 6
+
+    /// The flags field's bit for a request that is not user-initiated.
+    static let notUserInitiatedFlag: UInt8 = 1
+    /// The flags field of a request that is not user-initiated (the only flag there is).
+    public static let notUserInitiatedFlags: UInt8 = notUserInitiatedFlag
 
     /// Appends the request's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).
@@ -57,6 +68,7 @@ public struct WireRequest: Sendable, Hashable {
         writer.append(timeoutMilliseconds.bigEndianBytes)
         writer.append(contentType)
         writer.append(input)
+        if !userInitiated { writer.append(CollectionOfOne(Self.notUserInitiatedFlag)) }
     }
 
     /// Decodes the request's fields from `frames` starting at `start` (no header), checking
@@ -80,5 +92,14 @@ public struct WireRequest: Sendable, Hashable {
         timeoutMilliseconds = try reader.uint32("timeout")
         contentType = try reader.contentType()
         input = Array(try reader.body("input"))
+        userInitiated = true
+        if reader.remaining > 0 {
+            let flags = try reader.fixed("flags", size: 1)
+            let value = flags[flags.startIndex]
+            guard value & ~Self.notUserInitiatedFlag == 0 else {
+                throw WireError(.invalidField, "request flags 0x\(String(value, radix: 16)) has unknown bits")
+            }
+            userInitiated = value & Self.notUserInitiatedFlag == 0
+        }
     }
 }

@@ -116,6 +116,9 @@ public enum WorkerInstruction: Sendable, Hashable {
     /// The answer to every READY: a worker keeps its results within the coordinator's limit and
     /// heartbeats as the coordinator expects, whatever it was configured with.
     case welcome(WorkerTerms)
+    /// END-SESSION: header, session. A client ended the session: the worker closes its action
+    /// stacks there.
+    case endSession(String)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -144,6 +147,9 @@ public enum WorkerInstruction: Sendable, Hashable {
             writer.append(terms.maxMessageBytes.bigEndianBytes)
             writer.append(terms.heartbeatMilliseconds.bigEndianBytes)
             writer.append(terms.heartbeatLiveness.bigEndianBytes)
+        case .endSession(let session):
+            writer.append(WireHeader.bytes(.workerEndSession))
+            writer.append(session)
         }
     }
 
@@ -172,6 +178,7 @@ public enum WorkerInstruction: Sendable, Hashable {
                 throw WireError(.invalidField, "WELCOME terms must be positive")
             }
             instruction = .welcome(terms)
+        case .workerEndSession: instruction = .endSession(try reader.name("session"))
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

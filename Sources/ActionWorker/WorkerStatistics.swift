@@ -10,6 +10,10 @@ public struct WorkerStatistics: Sendable, Hashable, Codable {
     public var duplicates = 0
     /// Running requests the coordinator cancelled (their clients cancelled them).
     public var cancelled = 0
+    /// Performs its actions ran inside others (nested), reported to the coordinator's stacks.
+    public var nestedPerforms = 0
+    /// Sessions a client ended (END-SESSION).
+    public var sessionsEnded = 0
     /// Messages from the coordinator that failed to decode.
     public var malformedMessages = 0
     /// Times the worker reconnected after the coordinator fell silent.

@@ -14,10 +14,15 @@ public enum EchoFeature: Feature {
     /// caller's thread (on a worker, its I/O thread, with no hop to a queue and back).
     public static let sayDirect = action(SayDirectAction.self)
 
-    /// Declares `say` and `sayDirect`.
+    /// `Echo.sayTwice {"text"}` → `{"text":"<text> <text>"}`: performs `Echo.say` in its own
+    /// session first (Flint's nested perform), which a worker reports to the coordinator's stacks.
+    public static let sayTwice = action(SayTwiceAction.self)
+
+    /// Declares `say`, `sayDirect` and `sayTwice`.
     public static func prepare(actions: inout FeatureActions) {
         actions.declare(say)
         actions.declare(sayDirect)
+        actions.declare(sayTwice)
     }
 }
 
@@ -65,5 +70,30 @@ public enum SayDirectAction: Action {
     /// Completes synchronously with the input.
     public static func perform(context: ActionContext<SayAction.Message>, completion: Completion) -> Completion.Status {
         completion.completedSync(.success(context.input))
+    }
+}
+
+/// Says its text twice by performing `Echo.say` in its session and repeating the answer: an
+/// action that performs another (a nested perform). Both join the session's `Echo` stack.
+public enum SayTwiceAction: Action {
+    /// `{"text"}`.
+    public typealias Input = SayAction.Message
+    /// `{"text"}`: the text, a space, the text.
+    public typealias Output = SayAction.Message
+
+    /// "Says the text twice, through Echo.say".
+    public static let description = "Says the text twice, through Echo.say"
+
+    /// Performs `Echo.say`, then completes with its answer twice. On the session's main queue
+    /// the nested perform runs inline, so it completes before this returns.
+    public static func perform(context: ActionContext<SayAction.Message>, completion: Completion) -> Completion.Status {
+        let pending = completion.willCompleteAsync()
+        context.session.perform(EchoFeature.say, input: context.input, deadline: context.deadline) { outcome in
+            switch outcome {
+            case .success(let said, _): pending.completed(.success(SayAction.Message(text: said.text + " " + said.text)))
+            case .failure(let error, _): pending.completed(.failure(error))
+            }
+        }
+        return pending
     }
 }

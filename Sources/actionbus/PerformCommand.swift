@@ -25,6 +25,8 @@ struct PerformCommand: AsyncParsableCommand {
     var timeout: Double = 30
     @Option(help: "A request identity to use instead of a generated one (retries reuse the outcome).")
     var idempotencyKey: String?
+    @Flag(help: "Perform as a program, not a user (Flint's userInitiatedActions false): the stacks say so.")
+    var notUserInitiated = false
     @Flag(help: "Print one JSON object per outcome per line.")
     var json = false
     @Option(help: "The coordinator's clients endpoint.")
@@ -59,7 +61,8 @@ struct PerformCommand: AsyncParsableCommand {
         func sendNext() {
             sent += 1
             let requestID = idempotencyKey.map { count == 1 ? $0 : "\($0)-\(sent)" }
-            client.perform(action: action, input: body, session: session, timeout: timeout, requestID: requestID) { result in
+            client.perform(action: action, input: body, session: session, timeout: timeout, requestID: requestID,
+                           userInitiated: !notUserInitiated) { result in
                 sink.yield(result)
             }
         }

@@ -142,6 +142,85 @@ struct CoordinatorClientTests {
         #expect(h.core.statistics.trackedSessions == 1)
     }
 
+    @Test func endingASessionClosesItsStacksHereAndOnItsWorker() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        h.complete(h.perform("open-a", action: "Documents.open", session: "a"), on: w1)
+        h.complete(h.perform("open-b", action: "Documents.open", session: "b"), on: w1)
+        #expect(h.core.statistics.openStacks == 2)
+
+        h.send(.endSession(queryID: "end", session: "a"))
+        guard case .stacks(let queryID, let json)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        #expect(queryID == "end")
+        let closed = try ActionStacksReport(jsonData: Data(json))
+        #expect(closed.stacks.map(\.sessionName) == ["a"], "the reply names what closed")
+        #expect(h.controlInstructions(to: w1) == [.endSession("a")], "the hosting worker closes its own")
+        #expect(try report(h, queryID: "q").stacks.map(\.sessionName) == ["b"])
+        #expect(h.core.statistics.sessionsEnded == 1)
+        // Idle, it is unpinned: its next request opens a new stack.
+        #expect(h.core.statistics.sessions == 1)
+        h.complete(h.perform("edit-a", action: "Documents.edit", session: "a"), on: w1)
+        #expect(try report(h, queryID: "q2", session: "a").stacks.first?.entries.count == 1)
+        // A session nobody hosts still ends (nothing to close, no worker told).
+        h.send(.endSession(queryID: "end2", session: "never"))
+        guard case .stacks(_, let none)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        #expect(try ActionStacksReport(jsonData: Data(none)).stacks.isEmpty)
+        #expect(h.controlInstructions(to: w1).count == 1)
+    }
+
+    @Test func aSessionEndedWhileItsRequestRunsStaysPinned() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        h.ready(w2, credits: 10)
+        h.complete(h.perform("open", action: "Documents.open", session: "a"), on: w1)
+        let running = h.perform("edit", action: "Documents.edit", session: "a")
+        h.send(.endSession(queryID: "end", session: "a"))
+        #expect(h.core.statistics.sessions == 1, "its running request keeps it on its worker")
+        h.perform("edit-2", action: "Documents.edit", session: "a")
+        #expect(h.requestIDs(to: w1).suffix(2) == ["edit", "edit-2"])
+        h.complete(running, on: w1)
+    }
+
+    @Test func nestedPerformsJoinTheStacksAndTheStreamButAnswerNoRequest() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        let open = h.perform("open", action: "Documents.open", session: "a")
+        var nested = WireOutcome(
+            requestID: "w1id/1", action: "Sequence.next", session: "a", worker: "worker-w1", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: Array("null".utf8))
+        )
+        nested.nested = true
+        nested.userInitiated = false
+        h.worker(w1, sends: .result(nested))
+        #expect(h.core.statistics.nestedPerforms == 1)
+        #expect(h.core.statistics.running == 1, "a nested outcome returns no credit and finishes nothing")
+        #expect(h.outcomes.isEmpty, "no client is answered")
+        #expect(h.events.map(\.outcome) == [nested, nested], "published under both topics")
+        h.complete(open, on: w1)
+        // As in process: the nested perform finished first, so its stack is the root and the
+        // outer action's opened inside it.
+        let stacks = try report(h, queryID: "q", session: "a").stacks
+        #expect(stacks.map(\.featureName) == ["Sequence"])
+        #expect(stacks.first?.userInitiated == false)
+        #expect(stacks.first?.subStacks.map(\.featureName) == ["Documents"])
+        #expect(h.core.statistics.completed == 1)
+    }
+
+    @Test func aRequestThatIsNotUserInitiatedReachesTheWorkerAndTheStacksSo() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        var request = h.request("bg", action: "Documents.open", session: "sync")
+        request.userInitiated = false
+        h.send(.perform(request))
+        #expect(h.requests(to: w1).first?.userInitiated == false, "the flag travels to the worker")
+        // A coordinator-decided outcome (cancelled) keeps the request's flag.
+        h.send(.cancel(requestID: "bg"))
+        let outcome = try #require(h.outcome("bg"))
+        #expect(outcome.failureCode == "cancelled")
+        #expect(!outcome.userInitiated)
+        #expect(try report(h, queryID: "q", session: "sync").stacks.first?.userInitiated == false)
+    }
+
     @Test func aStacksReplyAlwaysFitsInAMessage() throws {
         let h = CoordinatorHarness { $0.maxMessageBytes = 16_384 }
         h.ready(w1, credits: 1_000)

@@ -142,12 +142,18 @@ struct CoordinatorJournalTests {
         h.send(.perform(WireRequest(requestID: "second-with-a-longer-id", action: "Echo.say", session: "s1",
                                     timeoutMilliseconds: 0, contentType: "text/plain", input: Array("hi".utf8))))
         h.send(.perform(WireRequest(requestID: "third", action: "Echo.say", input: [])))
+        h.send(.perform(WireRequest(requestID: "fourth", action: "Echo.say", session: "bg", input: [], userInitiated: false)))
         h.complete(first, on: w1)
         let now = h.at(.seconds(2))
         let wallNow = Date()
         var expected = JournalSnapshot()
         for record in h.core.journalSnapshot(now: now, wallNow: wallNow) { expected.append(record) }
         #expect(h.core.encodedJournalSnapshot(now: now, wallNow: wallNow).bytes == expected.bytes)
+        // A request that is not user-initiated is journaled with its flags field in both forms.
+        #expect(h.core.journalSnapshot(now: now, wallNow: wallNow).compactMap { record -> Bool? in
+            if case .accepted(let request, _) = record { return request.userInitiated }
+            return nil
+        } == [true, true, false])
     }
 
     @Test func workerDeathsAreJournaledAndCountTowardPoisonAfterARestart() throws {

@@ -43,6 +43,48 @@ struct ActionSessionStackTests {
         #expect(stack.entries.map(\.outcome) == [.failure(.timedOut)])
     }
 
+    @Test("Ending a session closes every open stack, sub-stacks with it, and returns them")
+    func endClosesEveryOpenStack() async throws {
+        let session = ActionSession(name: "ending", catalog: ExampleApp.catalog)
+        _ = try await session.perform(DocumentsFeature.open, input: .init(name: "notes"))
+        _ = try await session.perform(EchoFeature.say, input: .init(text: "inside"))
+        #expect(session.actionStacks.openStackCount == 2)
+        let closed = session.end()
+        #expect(closed.map(\.featureName) == ["Documents"])
+        #expect(closed.first?.subStacks.map(\.featureName) == ["Echo"])
+        #expect(session.actionStacks.openStackCount == 0)
+        #expect(session.end().isEmpty, "nothing is left to close")
+        // The session stays usable: the next perform opens a new stack.
+        _ = try await session.perform(EchoFeature.say, input: .init(text: "after"))
+        #expect(session.actionStackReport.stacks.map(\.actionNames) == [["Echo.say"]])
+    }
+
+    @Test("A hosted session reports the performs its host did not request: the nested ones")
+    func hostedSessionReportsNestedPerforms() async throws {
+        let reported = Recorder<UnrequestedPerform>()
+        let session = ActionSession(
+            name: "hosted", catalog: ActionCatalog(features: [ProbeFeature.self]), userInitiated: false,
+            configuration: ActionSessionConfiguration(), mainQueue: nil,
+            unrequestedPerformReporter: { reported.record($0) }
+        )
+        // The host's own perform (a worker's path) is not reported; the action it performs is.
+        let forwarded = Recorder<ErasedActionOutcome>()
+        session.performForwarding(named: ProbeFeature.nested.fullName, jsonInput: Array("{}".utf8)) { forwarded.record($0) }
+        let outcome = try #require(await forwarded.waitForValues(count: 1)?.first)
+        guard case .success = outcome else { Issue.record("the forwarded perform failed: \(outcome)"); return }
+        let nested = try #require(await reported.waitForValues(count: 1, timeout: .seconds(10)))
+        #expect(nested.map(\.record.actionName) == [ProbeFeature.onSerialQueue.fullName])
+        #expect(nested.first?.record.userInitiated == false)
+        #expect(nested.first?.record.sessionName == "hosted")
+        #expect(nested.first?.errorMessage == nil)
+        // Performs anyone else starts in it are reported too: they were not the host's.
+        _ = await session.outcome(of: FaultFeature.fail, input: .init(message: "boom"))
+        let all = try #require(await reported.waitForValues(count: 2))
+        #expect(all.last?.record.outcome.errorCode == .actionFailed)
+        #expect(all.last?.errorMessage == "boom")
+        #expect(reported.count == 2)
+    }
+
     @Test("Each session has its own stacks")
     func separateSessions() async throws {
         let alice = ActionSession(name: "alice")

@@ -10,7 +10,7 @@ struct ExampleFeaturesTests {
     @Test("The catalog lists every example action under its full name")
     func catalog() {
         #expect(ExampleApp.catalog.actionNames == [
-            "Echo.say", "Echo.sayDirect", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+            "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
             "Fault.flaky", "Fault.oversize",
         ])

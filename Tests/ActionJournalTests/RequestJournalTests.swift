@@ -50,6 +50,20 @@ struct RequestJournalTests {
         #expect(recovery.discardedBytes == 0)
     }
 
+    @Test func aRequestThatIsNotUserInitiatedComesBackSo() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var background = request("bg")
+        background.userInitiated = false
+        try withJournal { journal in
+            journal.append(.accepted(background, deadline: Date(timeIntervalSince1970: 1_900_000_000)))
+            journal.append(.accepted(request("fg"), deadline: Date(timeIntervalSince1970: 1_900_000_000)))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.unfinished.map(\.request) == [background, request("fg")])
+        #expect(recovery.unfinished.map(\.request.userInitiated) == [false, true])
+    }
+
     @Test func theRecordLayoutOnDiskIsStable() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { journal in

@@ -4,7 +4,7 @@ import Testing
 /// Golden byte vectors: the exact frames of every command, as docs/PROTOCOL.md specifies them.
 @Suite("Wire golden vectors")
 struct WireGoldenTests {
-    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x03, command] }
+    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x04, command] }
     static func t(_ text: String) -> [UInt8] { Array(text.utf8) }
     /// A packed record: each field as a 4-byte big-endian length and its bytes.
     static func packed(_ fields: [[UInt8]]) -> [UInt8] {
@@ -49,6 +49,29 @@ struct WireGoldenTests {
         #expect(try ClientMessage.decode(WireFrameList(frames)) == .perform(Self.request))
     }
 
+    /// ABP/4: a request that is not user-initiated carries a seventh field, its flags; one that
+    /// is carries none (the same bytes as before). An outcome says so, and whether it was nested,
+    /// in its status flags.
+    @Test func userInitiatedAndNestedFlags() throws {
+        var background = Self.request
+        background.userInitiated = false
+        let frames = [Self.h(0x01), Self.packed(Self.requestFrames + [[0x01]])]
+        #expect(encoded { ClientMessage.perform(background).encode(into: &$0) } == frames)
+        #expect(try ClientMessage.decode(WireFrameList(frames)) == .perform(background))
+        #expect(try ClientMessage.decode(WireFrameList([Self.h(0x01), Self.packed(Self.requestFrames)])) == .perform(Self.request))
+
+        var nested = Self.success
+        nested.nested = true
+        nested.userInitiated = false
+        var nestedFrames = Self.successFrames
+        nestedFrames[4] = [0x00, 0x01 | 0x02 | 0x04]
+        let result = [Self.h(0x22), Self.packed(nestedFrames)]
+        #expect(encoded { WorkerMessage.result(nested).encode(into: &$0) } == result)
+        #expect(try WorkerMessage.decode(WireFrameList(result)) == .result(nested))
+        nestedFrames[4] = [0x00, 0x08]
+        #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList([Self.h(0x22), Self.packed(nestedFrames)])) }
+    }
+
     @Test func recordsTravelSeveralToAMessage() throws {
         var second = Self.request
         second.requestID = "c1:8"
@@ -74,7 +97,7 @@ struct WireGoldenTests {
         #expect(WireRequest.timeoutMilliseconds(.zero) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(-3)) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(10_000_000)) == UInt32.max)
-        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x03, 0x12])
+        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x04, 0x12])
     }
 
     @Test func outcomeJSONForFailuresAndBareErrors() {
@@ -93,6 +116,7 @@ struct WireGoldenTests {
             (.stats(queryID: "q2"), [Self.h(0x05), Self.t("q2")]),
             (.acknowledge(requestIDs: ["c1:7"]), [Self.h(0x06), Self.t("c1:7")]),
             (.acknowledge(requestIDs: ["c1:7", "c1:9"]), [Self.h(0x06), Self.t("c1:7"), Self.t("c1:9")]),
+            (.endSession(queryID: "q3", session: "doc-1"), [Self.h(0x07), Self.t("q3"), Self.t("doc-1")]),
         ]
         for (message, frames) in cases {
             #expect(encoded { message.encode(into: &$0) } == frames)
@@ -142,6 +166,7 @@ struct WireGoldenTests {
             (.cancel(requestID: "c1:7"), [Self.h(0x34), Self.t("c1:7")]),
             (.welcome(WorkerTerms(maxMessageBytes: 65_536, heartbeatMilliseconds: 1_000, heartbeatLiveness: 3)),
              [Self.h(0x35), [0, 1, 0, 0], [0, 0, 0x03, 0xE8], [0, 0, 0, 3]]),
+            (.endSession("doc-1"), [Self.h(0x36), Self.t("doc-1")]),
         ]
         for (instruction, frames) in cases {
             #expect(encoded { instruction.encode(into: &$0) } == frames)

@@ -27,7 +27,7 @@ struct WireRejectionTests {
         var shortTimeout = Self.fields
         shortTimeout[3] = [0, 1]
         #expect(clientError(Self.perform(shortTimeout)) == .truncated)
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x03]]) == .truncated)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x04]]) == .truncated)
         // A field length running past the end of the record, or cut inside the length itself.
         let record = Self.perform()[1]
         #expect(clientError([WireGoldenTests.h(0x01), Array(record.dropLast())]) == .truncated)
@@ -41,8 +41,11 @@ struct WireRejectionTests {
         limits.maxRecordsPerMessage = 3
         #expect(clientError([WireGoldenTests.h(0x01)] + Array(repeating: record, count: 3), limits: limits) == nil)
         #expect(clientError([WireGoldenTests.h(0x01)] + Array(repeating: record, count: 4), limits: limits) == .oversize)
-        // A field too many, and more fields than any record has.
-        #expect(clientError(Self.perform(Self.fields + [[1]])) == .extraFrames)
+        // The optional seventh field holds flags: bit 0 (not user-initiated) is known, no other
+        // bit is; a field after it is one too many, and so are more fields than any record has.
+        #expect(clientError(Self.perform(Self.fields + [[1]])) == nil)
+        #expect(clientError(Self.perform(Self.fields + [[2]])) == .invalidField)
+        #expect(clientError(Self.perform(Self.fields + [[1], [1]])) == .extraFrames)
         #expect(clientError(Self.perform(Array(repeating: [0x41], count: 9))) == .extraFrames)
         // One bad record spoils the message: nothing of it is accepted.
         var bad = Self.fields
@@ -57,9 +60,9 @@ struct WireRejectionTests {
     }
 
     @Test func unknownAndMisdirectedCommandsAreRejected() {
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x03, 0x7F]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x04, 0x7F]]) == .unknownCommand)
         // A worker's READY on the clients socket.
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x03, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x04, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
         #expect(clientError([Array("MDPC02".utf8)]) == .badSignature)
         #expect(clientError([[]]) == .badSignature)
     }
@@ -135,7 +138,7 @@ struct WireRejectionTests {
                 (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             }
             if !frames.isEmpty, Bool.random(using: &generator) {
-                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x03, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
+                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x04, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
                 // Some frames made to look like packed records, to reach the field decoders.
                 for index in frames.indices.dropFirst() where Bool.random(using: &generator) {
                     frames[index] = WireGoldenTests.packed(Array(frames[index...].prefix(Int.random(in: 0...8, using: &generator))))

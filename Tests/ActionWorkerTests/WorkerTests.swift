@@ -13,7 +13,7 @@ import ZeroMQ
 @Suite("Worker", .serialized)
 struct WorkerTests {
     static let exampleActions: Set<String> = [
-        "Echo.say", "Echo.sayDirect", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+        "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
         "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize",
     ]
 
@@ -171,6 +171,34 @@ struct WorkerTests {
             #expect(close.outputText == #"{"name":"a","text":"hello"}"#)
             let afterClose = try coordinator.perform("Documents.edit", input: #"{"name":"a","text":"x"}"#, session: session)
             #expect(afterClose.failureCode == "documentNotOpen")
+        }
+    }
+
+    @Test func aNestedPerformIsReportedWithTheResultAndAnEndedSessionClosesItsStacks() async throws {
+        try await withWorker { coordinator, worker in
+            let session = "nest-\(UUID().uuidString)"
+            try coordinator.send(.request(WireRequest(
+                requestID: "twice", action: "Echo.sayTwice", session: session, timeoutMilliseconds: 5_000,
+                input: Array(#"{"text":"hi"}"#.utf8), userInitiated: false
+            )))
+            // Two outcomes come back: the nested Echo.say (first: it finished first), then the request's.
+            let first = try coordinator.nextResult()
+            let second = try coordinator.nextResult()
+            #expect(first.nested && first.action == "Echo.say" && first.session == session)
+            #expect(first.requestID.hasSuffix("/1"), "a nested perform has the worker's own id: \(first.requestID)")
+            #expect(first.result == .success(contentType: WireRequest.json, output: Array("null".utf8)))
+            #expect(!first.userInitiated, "the session is a background one, as its first request said")
+            #expect(!second.nested && second.requestID == "twice")
+            #expect(second.outputText == #"{"text":"hi hi"}"#)
+            #expect(!second.userInitiated)
+            #expect(await worker.statistics().nestedPerforms == 1)
+            #expect(await worker.statistics().sessions == 1)
+            // The coordinator says a client ended it: the idle session is dropped at once.
+            try coordinator.send(.endSession(session))
+            // Messages are handled in order: once a later request is answered, the end was handled.
+            #expect(try coordinator.perform("Echo.sayDirect", input: #"{"text":"after"}"#).isSuccess)
+            #expect(await worker.statistics().sessionsEnded == 1)
+            #expect(await worker.statistics().sessions == 1, "only the default session the last request made is left")
         }
     }
 

@@ -4,7 +4,7 @@
 //   relay worker BACKEND                   a DEALER that echoes every message it gets
 //   relay client FRONTEND N WINDOW SIZE    a DEALER keeping WINDOW requests of SIZE bytes in
 //                                          flight until N have returned; prints one JSON line
-//   relay abp-flood ENDPOINT N             an ActionBus (ABP/3) client that sends N PERFORMs as
+//   relay abp-flood ENDPOINT N             an ActionBus (ABP/4) client that sends N PERFORMs as
 //                                          fast as they are taken and counts the ACCEPTEDs: with
 //                                          no worker, it fills the coordinator's queue; prints
 //                                          the acceptance rate over the first and last 10 000
@@ -160,7 +160,7 @@ static long drain_accepted(void *socket, int flags) {
     return accepted;
 }
 
-// Appends one field of an ABP/3 packed record at `at`: its length (u32, big-endian), its bytes.
+// Appends one field of an ABP/4 packed record at `at`: its length (u32, big-endian), its bytes.
 static size_t pack_field(unsigned char *record, size_t at, const void *bytes, size_t length) {
     record[at] = (unsigned char)(length >> 24);
     record[at + 1] = (unsigned char)(length >> 16);
@@ -175,7 +175,7 @@ static int run_abp_flood(void *context, const char *endpoint, long total) {
     set_hwm(socket);
     zmq_setsockopt(socket, ZMQ_ROUTING_ID, "abp-flood", 9);
     if (zmq_connect(socket, endpoint) != 0) fail("connect");
-    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x03, 0x01};
+    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x04, 0x01};
     const unsigned char timeout[4] = {0x00, 0x36, 0xEE, 0x80};  // 3 600 000 ms
     const char *input = "{\"text\":\"q\"}";
     const long window = total < 10000 ? total / 2 : 10000;

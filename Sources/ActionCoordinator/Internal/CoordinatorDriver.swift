@@ -713,7 +713,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         case .requestBatch(let batch): requests = batch.map { ($0.requestID, $0.input[...]) }
         case .packedRequest(let packed): requests = [(packed.requestID, packed.input)]
         case .packedRequests(let batch): requests = batch.map { ($0.requestID, $0.input) }
-        case .welcome, .cancel: return true
+        case .welcome, .cancel, .endSession: return true
         case .heartbeat, .disconnect:
             outgoing.removeAll()
             outgoing.append(worker.routingID)

@@ -45,6 +45,8 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         let inputCount: UInt32
         var recovered = false
         var isFinished = false
+        /// Flint's `userInitiatedActions`, as the request said (its flags field).
+        let userInitiated: Bool
     }
 
     final class MovedClient {
@@ -82,7 +84,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
             idTag: RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
             sessionCount: UInt16(request.session.utf8.count), contentTypeCount: UInt16(contentType),
-            inputCount: UInt32(request.input.count)
+            inputCount: UInt32(request.input.count), userInitiated: request.userInitiated
         )
         let tail = Int(fields.idCount) + Int(fields.actionCount) + Int(fields.sessionCount) + contentType + request.input.count
         let pending = unsafeDowncast(create(minimumCapacity: tail) { _ in fields }, to: PendingRequest.self)
@@ -153,7 +155,8 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     var request: WireRequest {
         WireRequest(
             requestID: requestID, action: action, session: session,
-            timeoutMilliseconds: timeoutMilliseconds, contentType: contentType, input: input
+            timeoutMilliseconds: timeoutMilliseconds, contentType: contentType, input: input,
+            userInitiated: header.userInitiated
         )
     }
 
@@ -162,13 +165,14 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     func packed(timeoutMilliseconds: UInt32) -> PackedRequest {
         let fields = header
         let contentTypeCount = fields.contentTypeCount == 0 ? WireRequest.json.utf8.count : fields.contentTypeCount.int
+        let flagsBytes = fields.userInitiated ? 0 : 5
         let total = 24 + fields.idCount.int + fields.actionCount.int + fields.sessionCount.int + 4 + contentTypeCount
-            + Int(fields.inputCount)
+            + Int(fields.inputCount) + flagsBytes
         let storedCount = fields.idCount.int + fields.actionCount.int + fields.sessionCount.int
             + fields.contentTypeCount.int + Int(fields.inputCount)
         let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             withUnsafeMutablePointerToElements { start in
-                var source = UnsafeBufferPointer(start: start, count: total)
+                var source = UnsafeBufferPointer(start: start, count: storedCount)
                 var next = buffer
                 func write(length: Int) {
                     let bytes = UInt32(length).bigEndian
@@ -195,10 +199,14 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
                     copy(contentTypeCount)
                 }
                 copy(Int(fields.inputCount))
+                if !fields.userInitiated {
+                    write(length: 1)
+                    next[0] = WireRequest.notUserInitiatedFlags
+                }
             }
             initialized = total
         }
-        return PackedRequest(record: record)
+        return PackedRequest(record: record, fieldCount: WireRequest.frameCount + (fields.userInitiated ? 0 : 1))
     }
 
     /// Its lane: its session's, or without a session its action's.
@@ -217,6 +225,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     /// may cancel it or take its outcome.
     var firstSender: ClientAddress? { header.sender?.address }
     var order: UInt64 { header.order }
+    var userInitiated: Bool { header.userInitiated }
     /// The timeout it came with (0: the coordinator's default).
     var timeoutMilliseconds: UInt32 { header.timeoutMilliseconds }
     var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(header.deadlineOffset)) }

@@ -8,6 +8,22 @@ enum CompletionTarget: Sendable {
     case executor(any ActionExecutor)
     /// Whatever thread completes (used by the async API, which resumes a continuation).
     case immediate
+    /// Whatever thread completes, for a host that forwards the outcome (a worker): the perform
+    /// was requested by the host, not by an action, so it is not reported as one of the
+    /// session's unrequested performs.
+    case forwarded
+
+    /// Where an attempt that may be retried delivers: at once, keeping the host's mark.
+    var immediateKeepingOrigin: CompletionTarget {
+        if case .forwarded = self { return .forwarded }
+        return .immediate
+    }
+
+    /// Whether the host requested the perform (``forwarded``).
+    var isForwarded: Bool {
+        if case .forwarded = self { return true }
+        return false
+    }
 
     /// Runs `work` on the target, inline when already there: never an extra hop.
     func run(_ work: @escaping @Sendable () -> Void) {
@@ -20,7 +36,7 @@ enum CompletionTarget: Sendable {
             }
         case .executor(let executor):
             executor.execute(work)
-        case .immediate:
+        case .immediate, .forwarded:
             work()
         }
     }
@@ -28,9 +44,10 @@ enum CompletionTarget: Sendable {
     /// Hands `value` to `handler` on the target. Where the handler runs at once (the immediate
     /// target) no closure is made for it: a worker's every outcome goes this way.
     func deliver<Value: Sendable>(_ value: Value, to handler: @escaping @Sendable (Value) -> Void) {
-        if case .immediate = self {
+        switch self {
+        case .immediate, .forwarded:
             handler(value)
-        } else {
+        case .queue, .executor:
             run { handler(value) }
         }
     }

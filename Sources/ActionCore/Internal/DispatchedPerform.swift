@@ -36,7 +36,12 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     /// The outcome: into the session's stacks, to the observers, then to the caller's target.
     func deliver(_ outcome: ActionOutcome<A.Output>) {
         let summary = outcome.summary, event = self.event
-        session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
+        let record = session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
+        if let reporter = session.unrequestedPerformReporter, !target.isForwarded {
+            var errorMessage: String?
+            if case .failure(let error, _) = outcome { errorMessage = error.message }
+            reporter(UnrequestedPerform(record: record, errorMessage: errorMessage))
+        }
         if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
         asyncReport?.record(run.completedAsync)
         target.deliver(outcome, to: completion)

@@ -26,6 +26,8 @@ final class WorkerDriver: IOLoopDriver {
     /// This process's identity at the coordinator, kept across reconnections, so a reconnect
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
+    /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
+    private var lastNestedNumber: UInt64 = 0
     private var sessions: [String: HostedSession] = [:]
     private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
@@ -203,6 +205,8 @@ final class WorkerDriver: IOLoopDriver {
                     register()
                 case .welcome(let terms):
                     accept(terms)
+                case .endSession(let name):
+                    endSession(name)
                 case .cancel(let requestID):
                     // The coordinator has already answered the client; stop the work (the action
                     // sees it through its context) and free the credit when it ends.
@@ -278,7 +282,7 @@ final class WorkerDriver: IOLoopDriver {
         if let existing = sessions[sessionName] {
             hosted = existing
         } else {
-            hosted = HostedSession(session: ActionSession(name: sessionName, catalog: catalog, configuration: sessionConfiguration), lastUsed: now)
+            hosted = HostedSession(session: makeSession(named: sessionName, wireName: request.session, userInitiated: request.userInitiated), lastUsed: now)
             sessions[sessionName] = hosted
         }
         hosted.running += 1
@@ -336,10 +340,66 @@ final class WorkerDriver: IOLoopDriver {
             result = .failure(code: code, message: message)
         }
         statistics.completed += 1
-        finishedOutcomes.append(WireOutcome(
+        var finished = WireOutcome(
             requestID: request.requestID, action: request.action, session: request.session,
             worker: configuration.name, closeActionStack: outcome.closeActionStack, result: result
-        ))
+        )
+        finished.userInitiated = sessions[request.session.isEmpty ? "default" : request.session]?.session.userInitiated ?? request.userInitiated
+        finishedOutcomes.append(finished)
+    }
+
+    // MARK: Sessions
+
+    /// A session for requests of `wireName` (empty: the default session, named `default` here).
+    /// Actions its actions perform are reported to the coordinator as nested outcomes, so its
+    /// stacks hold them too. Flint's `userInitiatedActions` is the session's: the request that
+    /// makes it decides.
+    private func makeSession(named name: String, wireName: String, userInitiated: Bool) -> ActionSession {
+        let loop = self.loop
+        return ActionSession(
+            name: name, catalog: catalog, userInitiated: userInitiated, configuration: sessionConfiguration, mainQueue: nil,
+            unrequestedPerformReporter: { perform in
+                loop.executeHereOrQueue { driver, _ in driver.reportNested(perform, session: wireName) }
+            }
+        )
+    }
+
+    /// Sends a nested perform with the next RESULT: it returns no credit and answers no request.
+    private func reportNested(_ perform: UnrequestedPerform, session: String) {
+        lastNestedNumber += 1
+        statistics.nestedPerforms += 1
+        let record = perform.record
+        let result: WireOutcome.Result
+        if let code = record.outcome.errorCode {
+            var message = perform.errorMessage ?? ""
+            if message.utf8.count > maxResultBytes / 2 {
+                message = String(decoding: message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
+            }
+            let validCode = (try? WireName.check(code.rawValue, field: "error code")) != nil
+            result = .failure(code: validCode ? code.rawValue : BusErrorCode.actionFailed, message: message)
+        } else {
+            // The output went to the action that performed it; the stream gets the fact.
+            result = .success(contentType: WireRequest.json, output: Self.nestedOutput)
+        }
+        var outcome = WireOutcome(
+            requestID: String(decoding: routingID, as: UTF8.self) + "/\(lastNestedNumber)", action: record.actionName,
+            session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack, result: result
+        )
+        outcome.nested = true
+        outcome.userInitiated = record.userInitiated
+        finishedOutcomes.append(outcome)
+    }
+
+    /// What a nested success carries as its output.
+    private static let nestedOutput = Array("null".utf8)
+
+    /// A client ended the session: its stacks close here (as on the coordinator), and an idle
+    /// session is dropped at once.
+    private func endSession(_ name: String) {
+        guard let hosted = sessions[name] else { return }
+        statistics.sessionsEnded += 1
+        hosted.session.end()
+        if hosted.running == 0 { sessions[name] = nil }
     }
 
     private func dropIdleSessions() {
