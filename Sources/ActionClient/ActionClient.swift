@@ -268,6 +268,31 @@ public final class ActionClient: Sendable {
         try ActionStacksReport(jsonData: Data(try await stacksJSON(session: session)))
     }
 
+    /// The features the fleet's registered workers serve and the fleet-wide switches, after
+    /// applying `changes` (none: only asks). A feature switched ``FeatureSwitch/off`` fails
+    /// `featureUnavailable` on every worker, now and as workers join, until it is switched
+    /// ``FeatureSwitch/on`` (which also turns on a runtime-switched conditional feature whose
+    /// default is off) or ``FeatureSwitch/cleared``. Switches survive a coordinator restart with
+    /// its journal.
+    public func features(switching changes: [String: FeatureSwitch] = [:]) async throws -> FleetFeaturesReport {
+        for feature in changes.keys {
+            do {
+                try WireName.check(feature, field: "feature")
+            } catch {
+                throw ActionBusError(code: BusErrorCode.malformedRequest, message: error.message)
+            }
+            guard !feature.contains(".") else {
+                throw ActionBusError(code: BusErrorCode.malformedRequest, message: "'\(feature)' is an action's name; switch its feature")
+            }
+        }
+        let json = try await query { .features(queryID: $0, changes: changes) }
+        do {
+            return try JSONDecoder().decode(FleetFeaturesReport.self, from: Data(json))
+        } catch {
+            throw ActionBusError(code: "malformedReply", message: "the coordinator's feature report does not decode: \(error)")
+        }
+    }
+
     /// Ends `session` (Flint's session end, across the bus): the coordinator closes its open
     /// action stacks, and the worker hosting it closes its own. Returns the stacks it closed.
     /// Requests of the session still queued or running record in new stacks when they finish.

@@ -46,6 +46,9 @@ public final class CoordinatorCore {
     private var senders: [ClientAddress: RequestSender] = [:]
     private var workers: [WorkerID: WorkerRecord] = [:]
     private var sessions: [String: SessionPin] = [:]
+    /// The fleet-wide feature switches an operator set (FEATURES), journaled, sent to every
+    /// worker (SWITCHES) as it registers and whenever they change.
+    private var featureSwitches: [String: FeatureSwitch] = [:]
     private var lastSweep: ContinuousClock.Instant?
     private let startedAt: ContinuousClock.Instant
     private var completed: CompletedOutcomes
@@ -136,6 +139,7 @@ public final class CoordinatorCore {
             enqueue(pending, atHead: false)
         }
         counters.recovered += recovery.unfinished.count
+        featureSwitches = recovery.featureSwitches
     }
 
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
@@ -167,6 +171,7 @@ public final class CoordinatorCore {
         now: ContinuousClock.Instant, wallNow: Date,
         _ record: (JournalRecord) -> Void, accepted: (PendingRequest, Date) -> Void
     ) {
+        if !featureSwitches.isEmpty { record(.featureSwitches(featureSwitches)) }
         for outcome in completed.oldestFirst { record(.finished(outcome)) }
         for pending in requests.requests.sorted(by: { $0.order < $1.order }) {
             accepted(pending, wallNow.addingTimeInterval((pending.deadline - now).timeInterval))
@@ -215,6 +220,9 @@ public final class CoordinatorCore {
         case .endSession(let queryID, let session):
             let closed = endSession(session)
             outbox.send(.stacks(queryID: queryID, json: stacksJSON(ActionStacksReport(stacks: closed))), to: client)
+        case .features(let queryID, let changes):
+            switchFeatures(changes)
+            outbox.send(.features(queryID: queryID, json: featuresJSON()), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
         case .stats(let queryID):
@@ -243,6 +251,53 @@ public final class CoordinatorCore {
         }
         logger.debug("session ended", metadata: ["session": "\(session)", "action.stacksClosed": "\(closed.count)"])
         return closed
+    }
+
+    /// Applies an operator's feature switches; when anything changed, journals the new set and
+    /// sends it to every worker, which refuses the actions of a feature switched off
+    /// (`featureUnavailable`) and switches its runtime-switched conditional features to match.
+    private func switchFeatures(_ changes: [String: FeatureSwitch]) {
+        var switches = featureSwitches
+        for (feature, state) in changes {
+            switches[feature] = state == .cleared ? nil : state
+        }
+        guard switches != featureSwitches else { return }
+        featureSwitches = switches
+        counters.featureSwitchChanges += 1
+        outbox.journal(.featureSwitches(switches))
+        for id in workers.keys { _ = outbox.send(.switches(switches), to: id) }
+        logger.notice("feature switches changed", metadata: [
+            "features.off": "\(switches.filter { $0.value == .off }.keys.sorted())",
+            "features.on": "\(switches.filter { $0.value == .on }.keys.sorted())",
+        ])
+    }
+
+    /// The FEATURES report: every feature the registered workers serve (its actions, how many
+    /// workers serve it, its switch) and the switches of features no worker serves now.
+    private func featuresJSON() -> [UInt8] {
+        var actionsByFeature: [String: Set<String>] = [:]
+        var workersByFeature: [String: Int] = [:]
+        for worker in workers.values {
+            var features: Set<String> = []
+            for action in worker.actions {
+                let feature = String(action.prefix { $0 != "." })
+                actionsByFeature[feature, default: []].insert(action)
+                features.insert(feature)
+            }
+            for feature in features { workersByFeature[feature, default: 0] += 1 }
+        }
+        let report = FleetFeaturesReport(
+            features: actionsByFeature.keys.sorted().map { name in
+                FleetFeaturesReport.Feature(
+                    name: name, actions: actionsByFeature[name]!.sorted(), workers: workersByFeature[name] ?? 0,
+                    switched: featureSwitches[name].map { $0 == .on ? "on" : "off" }
+                )
+            },
+            switches: featureSwitches.mapValues { $0 == .on ? "on" : "off" }
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(report)).map { Array($0) } ?? Array("{}".utf8)
     }
 
     /// A stacks report as JSON, cut to the newest stacks that fit in one message (the report
@@ -514,6 +569,9 @@ public final class CoordinatorCore {
             heartbeatMilliseconds: WireRequest.timeoutMilliseconds(configuration.heartbeatInterval),
             heartbeatLiveness: UInt32(clamping: configuration.heartbeatLiveness)
         )), to: id)
+        // Then the fleet's switches, always: a worker that kept switches from a coordinator
+        // that restarted without its journal gets the set as it is now.
+        _ = outbox.send(.switches(featureSwitches), to: id)
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
             "worker.actions": "\(registration.actions.count)",

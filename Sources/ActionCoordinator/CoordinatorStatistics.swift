@@ -65,6 +65,8 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var sessionsEnded = 0
     /// Performs an action ran inside another on a worker (nested), recorded and published.
     public var nestedPerforms = 0
+    /// Times an operator changed the fleet-wide feature switches.
+    public var featureSwitchChanges = 0
 
     /// All zero.
     public init() {}

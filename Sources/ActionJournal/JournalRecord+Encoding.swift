@@ -4,9 +4,10 @@ import Foundation
 /// The journal's byte layout.
 ///
 /// A record is `length (u32) · crc32 of body (u32) · body`, big-endian. The body is a kind byte
-/// (`A` accepted, `F` finished, `D` a worker died holding it), a frame count (u16) and that many
-/// `length (u32) · bytes` frames: the request's or outcome's wire fields, and for `A` a last
-/// frame with the deadline in milliseconds since 1970 (u64); for `D` the request id.
+/// (`A` accepted, `F` finished, `D` a worker died holding it, `S` the feature switches), a frame
+/// count (u16) and that many `length (u32) · bytes` frames: the request's or outcome's wire
+/// fields, and for `A` a last frame with the deadline in milliseconds since 1970 (u64); for `D`
+/// the request id; for `S` a feature name and a state byte per switch, as SWITCHES carries them.
 extension JournalRecord {
     /// The largest record body the reader believes (a request or outcome is at most the
     /// coordinator's message limit); a larger length means a damaged file.
@@ -24,6 +25,8 @@ extension JournalRecord {
                 outcome.encode(into: &writer)
             case .workerDied(let requestID):
                 writer.append(requestID)
+            case .featureSwitches(let switches):
+                FeatureSwitch.encode(switches, into: &writer)
             }
         }
     }
@@ -70,6 +73,7 @@ extension JournalRecord {
         case .accepted: UInt8(ascii: "A")
         case .finished: UInt8(ascii: "F")
         case .workerDied: UInt8(ascii: "D")
+        case .featureSwitches: UInt8(ascii: "S")
         }
     }
 
@@ -139,6 +143,10 @@ extension JournalRecord {
                 return nil
             }
             return .workerDied(requestID: requestID)
+        case UInt8(ascii: "S"):
+            guard let message = try? WorkerInstruction.decode(WireFrameList([WireHeader.bytes(.switches)] + frames.frames), limits: limits),
+                  case .switches(let switches) = message else { return nil }
+            return .featureSwitches(switches)
         default:
             return nil
         }

@@ -9,4 +9,7 @@ public enum JournalRecord: Sendable, Hashable {
     case finished(WireOutcome)
     /// A worker died holding the request (it counts toward `maxDeliveries` after a restart too).
     case workerDied(requestID: String)
+    /// The fleet-wide feature switches after an operator changed them: the whole set (the last
+    /// such record is the one that holds).
+    case featureSwitches([String: FeatureSwitch])
 }

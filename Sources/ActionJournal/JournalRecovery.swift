@@ -7,6 +7,8 @@ public struct JournalRecovery: Sendable {
     public var unfinished: [RecoveredRequest] = []
     /// Outcomes of finished requests, oldest first (for retries and the action stacks).
     public var finished: [WireOutcome] = []
+    /// The fleet-wide feature switches last journaled (none: no switch was ever set).
+    public var featureSwitches: [String: FeatureSwitch] = [:]
     /// Records read.
     public var records = 0
     /// Whole records whose fields do not decode (names the wire rules reject, written by a

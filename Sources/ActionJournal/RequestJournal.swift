@@ -213,6 +213,8 @@ public final class RequestJournal {
                     recovery.finished.append(outcome)
                 case .workerDied(let requestID):
                     if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
+                case .featureSwitches(let switches):
+                    recovery.featureSwitches = switches
                 }
                 offset = next
             }

@@ -20,6 +20,10 @@ public enum ClientMessage: Sendable, Hashable {
     /// END-SESSION: header, query id, session. Closes the session's action stacks on the
     /// coordinator and on the worker hosting it; answered with STACKS-REPLY naming what closed.
     case endSession(queryID: String, session: String)
+    /// FEATURES: header, query id, then a feature name and a state byte (``FeatureSwitch``) per
+    /// change. Switches features on or off on every worker, now and as they join; with no
+    /// change it only asks. Answered with FEATURES-REPLY.
+    case features(queryID: String, changes: [String: FeatureSwitch])
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -49,6 +53,10 @@ public enum ClientMessage: Sendable, Hashable {
             writer.append(WireHeader.bytes(.endSession))
             writer.append(queryID)
             writer.append(session)
+        case .features(let queryID, let changes):
+            writer.append(WireHeader.bytes(.features))
+            writer.append(queryID)
+            FeatureSwitch.encode(changes, into: &writer)
         }
     }
 
@@ -76,6 +84,8 @@ public enum ClientMessage: Sendable, Hashable {
             message = .acknowledge(requestIDs: try reader.requestIDs())
         case .endSession:
             message = .endSession(queryID: try reader.name("query id"), session: try reader.name("session"))
+        case .features:
+            message = .features(queryID: try reader.name("query id"), changes: try reader.featureSwitches(allowCleared: true))
         default:
             throw WireError(.unknownCommand, "\(command) is not a client command")
         }

@@ -16,6 +16,9 @@ public enum ClientReply: Sendable, Hashable {
     case pong(instance: String)
     /// STATS-REPLY: header, query id, the counters as a JSON object.
     case stats(queryID: String, json: [UInt8])
+    /// FEATURES-REPLY: header, query id, the features the fleet serves and their switches as a
+    /// JSON object.
+    case features(queryID: String, json: [UInt8])
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
 
@@ -40,6 +43,10 @@ public enum ClientReply: Sendable, Hashable {
             writer.append(instance)
         case .stats(let queryID, let json):
             writer.append(WireHeader.bytes(.statsReply))
+            writer.append(queryID)
+            writer.append(json)
+        case .features(let queryID, let json):
+            writer.append(WireHeader.bytes(.featuresReply))
             writer.append(queryID)
             writer.append(json)
         case .error(let requestID, let code, let message):
@@ -73,6 +80,8 @@ public enum ClientReply: Sendable, Hashable {
             reply = .pong(instance: try reader.name("instance"))
         case .statsReply:
             reply = .stats(queryID: try reader.name("query id"), json: Array(try reader.body("counters")))
+        case .featuresReply:
+            reply = .features(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .error:
             reply = .error(
                 requestID: try reader.name("request id", allowEmpty: true),

@@ -15,6 +15,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case acknowledge = 0x06
     /// End a session: close its action stacks on the coordinator and on its worker.
     case endSession = 0x07
+    /// Switch features on or off across the fleet (or only ask how they are switched).
+    case features = 0x08
 
     // Coordinator -> client.
     /// The request is recorded and will be performed.
@@ -29,6 +31,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case error = 0x15
     /// The answer to ``stats``.
     case statsReply = 0x16
+    /// The answer to ``features``.
+    case featuresReply = 0x17
 
     // Worker -> coordinator.
     /// Register, or re-register, the actions and credits a worker offers.
@@ -55,6 +59,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case welcome = 0x35
     /// A client ended a session the worker hosts.
     case workerEndSession = 0x36
+    /// The fleet-wide feature switches, every one of them.
+    case switches = 0x37
 
     // Outcome stream.
     /// An outcome, with its sequence numbers.
@@ -73,6 +79,9 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .stats: "STATS"
         case .acknowledge: "ACK"
         case .endSession, .workerEndSession: "END-SESSION"
+        case .features: "FEATURES"
+        case .featuresReply: "FEATURES-REPLY"
+        case .switches: "SWITCHES"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"
         case .stacksReply: "STACKS-REPLY"

@@ -119,6 +119,10 @@ public enum WorkerInstruction: Sendable, Hashable {
     /// END-SESSION: header, session. A client ended the session: the worker closes its action
     /// stacks there.
     case endSession(String)
+    /// SWITCHES: header, then a feature name and a state byte (0 off, 1 on) per feature the
+    /// fleet switched. The whole set, sent after every WELCOME and whenever it changes: a
+    /// feature not named has no fleet-wide switch.
+    case switches([String: FeatureSwitch])
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -150,6 +154,9 @@ public enum WorkerInstruction: Sendable, Hashable {
         case .endSession(let session):
             writer.append(WireHeader.bytes(.workerEndSession))
             writer.append(session)
+        case .switches(let switches):
+            writer.append(WireHeader.bytes(.switches))
+            FeatureSwitch.encode(switches, into: &writer)
         }
     }
 
@@ -179,6 +186,7 @@ public enum WorkerInstruction: Sendable, Hashable {
             }
             instruction = .welcome(terms)
         case .workerEndSession: instruction = .endSession(try reader.name("session"))
+        case .switches: instruction = .switches(try reader.featureSwitches(allowCleared: false))
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

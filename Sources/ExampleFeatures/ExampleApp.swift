@@ -2,16 +2,20 @@ import ActionCore
 
 /// The root feature group of the example application hosted by the `actionbus` CLI and used by tests.
 ///
-/// Its actions: `Echo.say`, `Clock.sleep`, `Math.fibonacci`, `Sequence.next`,
-/// `Documents.open`, `Documents.edit`, `Documents.close`, `Fault.fail`, `Fault.hang`, `Fault.crash`
-/// and `Fault.flaky`.
+/// Its actions: `Echo.say`, `Echo.sayDirect`, `Echo.sayTwice`, `Clock.sleep`, `Math.fibonacci`,
+/// `Sequence.next`, `Documents.open`, `Documents.edit`, `Documents.close`, `Fault.fail`,
+/// `Fault.hang`, `Fault.crash`, `Fault.flaky`, `Fault.oversize` and `Labs.preview` (a conditional
+/// feature, off until switched on).
 public enum ExampleApp: FeatureGroup {
     /// "The example features".
     public static let description = "The example features"
 
     /// Every example feature.
     public static var subfeatures: [any Feature.Type] {
-        [EchoFeature.self, ClockFeature.self, MathFeature.self, SequenceFeature.self, DocumentsFeature.self, FaultFeature.self]
+        [
+            EchoFeature.self, ClockFeature.self, MathFeature.self, SequenceFeature.self, DocumentsFeature.self, FaultFeature.self,
+            LabsFeature.self,
+        ]
     }
 
     /// The catalog of every example action.

@@ -1,4 +1,5 @@
 import ActionCoordinator
+import ActionJournal
 import ActionCore
 import ActionWire
 import Foundation
@@ -219,6 +220,45 @@ struct CoordinatorClientTests {
         #expect(outcome.failureCode == "cancelled")
         #expect(!outcome.userInitiated)
         #expect(try report(h, queryID: "q", session: "sync").stacks.first?.userInitiated == false)
+    }
+
+    @Test func featureSwitchesGoToEveryWorkerNowAndAsItJoinsAndAreJournaled() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, actions: ["Echo.say", "Labs.preview"])
+        #expect(h.switches(to: w1) == [[:]], "every READY gets the set, empty or not")
+
+        h.send(.features(queryID: "f1", changes: ["Echo": .off, "Labs": .on]))
+        #expect(h.switches(to: w1).last == ["Echo": .off, "Labs": .on])
+        #expect(h.outbox.journaled.last == .featureSwitches(["Echo": .off, "Labs": .on]))
+        guard case .features(let queryID, let json)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        #expect(queryID == "f1")
+        let report = try JSONDecoder().decode(FleetFeaturesReport.self, from: Data(json))
+        #expect(report.features.map(\.name) == ["Echo", "Labs"])
+        #expect(report.features.map(\.switched) == ["off", "on"])
+        #expect(report.features.first?.workers == 1 && report.features.first?.actions == ["Echo.say"])
+        #expect(report.switches == ["Echo": "off", "Labs": "on"])
+
+        // A worker that joins later gets them; clearing one sends the rest; an unchanged set is
+        // neither journaled nor sent again.
+        h.ready(w2, actions: ["Echo.say"])
+        #expect(h.switches(to: w2) == [["Echo": .off, "Labs": .on]])
+        h.send(.features(queryID: "f2", changes: ["Labs": .cleared]))
+        #expect(h.switches(to: w1).last == ["Echo": .off])
+        #expect(h.switches(to: w2).last == ["Echo": .off])
+        let journaled = h.outbox.journaled.count
+        h.send(.features(queryID: "f3", changes: ["Echo": .off]))
+        h.send(.features(queryID: "f4", changes: [:]))
+        #expect(h.outbox.journaled.count == journaled)
+        #expect(h.switches(to: w1).count == 3)
+        #expect(h.core.statistics.featureSwitchChanges == 2)
+        // A compaction keeps them, and a restarted coordinator has them back.
+        #expect(h.core.journalSnapshot(now: h.at(.zero)).first == .featureSwitches(["Echo": .off]))
+        var recovery = JournalRecovery()
+        recovery.featureSwitches = ["Echo": .off]
+        let restarted = CoordinatorHarness()
+        restarted.core.restore(recovery, now: restarted.at(.zero))
+        restarted.ready(w1)
+        #expect(restarted.switches(to: w1) == [["Echo": .off]])
     }
 
     @Test func aStacksReplyAlwaysFitsInAMessage() throws {

@@ -158,14 +158,23 @@ final class CoordinatorHarness {
         }
     }
 
-    /// The non-REQUEST instructions sent to `worker`, but the WELCOME that answers each READY.
+    /// The non-REQUEST instructions sent to `worker`, but the WELCOME and SWITCHES that answer
+    /// each READY.
     func controlInstructions(to worker: WorkerID) -> [WorkerInstruction] {
         outbox.instructions.filter { entry in
             switch entry.instruction {
-            case .request, .welcome: return false
+            case .request, .welcome, .switches: return false
             default: return entry.worker == worker
             }
         }.map(\.instruction)
+    }
+
+    /// The SWITCHES sent to `worker`, in order.
+    func switches(to worker: WorkerID) -> [[String: FeatureSwitch]] {
+        outbox.instructions.compactMap { entry in
+            guard entry.worker == worker, case .switches(let switches) = entry.instruction else { return nil }
+            return switches
+        }
     }
 
     /// The WELCOMEs sent to `worker`.

@@ -12,11 +12,11 @@ struct ExampleFeaturesTests {
         #expect(ExampleApp.catalog.actionNames == [
             "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
-            "Fault.flaky", "Fault.oversize",
+            "Fault.flaky", "Fault.oversize", "Labs.preview",
         ])
         #expect(ExampleApp.catalog.action(named: "Clock.sleep")?.actionDescription == SleepAction.description)
         #expect(ExampleApp.catalog.action(named: "Clock") == nil)
-        #expect(ExampleApp.catalog.featureNames == ["ExampleApp", "Echo", "Clock", "Math", "Sequence", "Documents", "Fault"])
+        #expect(ExampleApp.catalog.featureNames == ["ExampleApp", "Echo", "Clock", "Math", "Sequence", "Documents", "Fault", "Labs"])
         #expect(EchoFeature.say.fullName == "Echo.say")
         #expect(DocumentsFeature.open.fullName == "Documents.open")
     }

@@ -64,6 +64,20 @@ struct RequestJournalTests {
         #expect(recovery.unfinished.map(\.request.userInitiated) == [false, true])
     }
 
+    @Test func theLastFeatureSwitchesHold() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.featureSwitches(["Echo": .off, "Labs": .on]))
+            journal.append(.accepted(request("a"), deadline: Date(timeIntervalSince1970: 1_900_000_000)))
+            journal.append(.featureSwitches(["Labs": .on]))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.featureSwitches == ["Labs": .on])
+        #expect(recovery.records == 3)
+        #expect(recovery.unfinished.map(\.request.requestID) == ["a"])
+    }
+
     @Test func theRecordLayoutOnDiskIsStable() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { journal in

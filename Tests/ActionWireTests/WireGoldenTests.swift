@@ -72,6 +72,33 @@ struct WireGoldenTests {
         #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList([Self.h(0x22), Self.packed(nestedFrames)])) }
     }
 
+    @Test func featureSwitches() throws {
+        let features = ClientMessage.features(queryID: "q4", changes: ["Labs": .on, "Echo": .off, "Math": .cleared])
+        let frames = [Self.h(0x08), Self.t("q4"), Self.t("Echo"), [0], Self.t("Labs"), [1], Self.t("Math"), [2]]
+        #expect(encoded { features.encode(into: &$0) } == frames, "name order, whatever the dictionary's")
+        #expect(try ClientMessage.decode(WireFrameList(frames)) == features)
+        #expect(try ClientMessage.decode(WireFrameList([Self.h(0x08), Self.t("q5")])) == .features(queryID: "q5", changes: [:]))
+        let reply = ClientReply.features(queryID: "q4", json: Self.t("{}"))
+        #expect(encoded { reply.encode(into: &$0) } == [Self.h(0x17), Self.t("q4"), Self.t("{}")])
+        #expect(try ClientReply.decode(WireFrameList([Self.h(0x17), Self.t("q4"), Self.t("{}")])) == reply)
+        let switches = WorkerInstruction.switches(["Echo": .off, "Labs": .on])
+        #expect(encoded { switches.encode(into: &$0) } == [Self.h(0x37), Self.t("Echo"), [0], Self.t("Labs"), [1]])
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x37), Self.t("Echo"), [0], Self.t("Labs"), [1]])) == switches)
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x37)])) == .switches([:]))
+
+        func clientError(_ frames: [[UInt8]]) -> WireError.Code? {
+            do { _ = try ClientMessage.decode(WireFrameList(frames)); return nil } catch { return error.code }
+        }
+        #expect(clientError([Self.h(0x08), Self.t("q"), Self.t("Echo")]) == .truncated, "a feature without its state")
+        #expect(clientError([Self.h(0x08), Self.t("q"), Self.t("Echo"), [3]]) == .invalidField)
+        #expect(clientError([Self.h(0x08), Self.t("q"), Self.t("Echo"), [0, 0]]) != nil)
+        #expect(clientError([Self.h(0x08), Self.t("q"), Self.t("Echo.say"), [0]]) == .invalidField, "an action, not a feature")
+        #expect(clientError([Self.h(0x08), Self.t("q"), Self.t("Echo"), [0], Self.t("Echo"), [1]]) == .invalidField, "twice")
+        #expect(throws: WireError.self, "SWITCHES carries on and off only") {
+            try WorkerInstruction.decode(WireFrameList([Self.h(0x37), Self.t("Echo"), [2]]))
+        }
+    }
+
     @Test func recordsTravelSeveralToAMessage() throws {
         var second = Self.request
         second.requestID = "c1:8"

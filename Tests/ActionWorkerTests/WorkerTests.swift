@@ -14,7 +14,7 @@ import ZeroMQ
 struct WorkerTests {
     static let exampleActions: Set<String> = [
         "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
-        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize",
+        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize", "Labs.preview",
     ]
 
     // MARK: Registration
@@ -199,6 +199,23 @@ struct WorkerTests {
             #expect(try coordinator.perform("Echo.sayDirect", input: #"{"text":"after"}"#).isSuccess)
             #expect(await worker.statistics().sessionsEnded == 1)
             #expect(await worker.statistics().sessions == 1, "only the default session the last request made is left")
+        }
+    }
+
+    @Test func fleetSwitchesRefuseASwitchedOffFeatureAndTurnOnAConditionalOne() async throws {
+        try await withWorker { coordinator, _ in
+            // Labs is a conditional feature, off by default: refused until the fleet switches it on.
+            #expect(try coordinator.perform("Labs.preview", input: #"{"text":"hi"}"#).failureCode == "featureUnavailable")
+            try coordinator.send(.switches(["Labs": .on, "Echo": .off]))
+            let preview = try coordinator.perform("Labs.preview", input: #"{"text":"hi"}"#)
+            #expect(preview.outputText == #"{"text":"HI"}"#)
+            let echo = try coordinator.perform("Echo.say", input: #"{"text":"hi"}"#)
+            #expect(echo.failureCode == "featureUnavailable")
+            #expect(echo.failureMessage?.contains("switched off across the fleet") == true, "\(echo.failureMessage ?? "")")
+            // The whole set replaces the last: with no switch left, each feature's default is back.
+            try coordinator.send(.switches([:]))
+            #expect(try coordinator.perform("Echo.say", input: #"{"text":"hi"}"#).isSuccess)
+            #expect(try coordinator.perform("Labs.preview", input: #"{"text":"hi"}"#).failureCode == "featureUnavailable")
         }
     }
 

@@ -308,7 +308,7 @@ final class ClientDriver: IOLoopDriver {
                 received(outcome)
             case .outcomeBatch(let outcomes):
                 for outcome in outcomes { received(outcome) }
-            case .stacks(let queryID, let json), .stats(let queryID, let json):
+            case .stacks(let queryID, let json), .stats(let queryID, let json), .features(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
                 noticeInstance(instance)

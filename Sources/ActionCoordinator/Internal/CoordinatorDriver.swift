@@ -624,6 +624,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         case .stacks: "STACKS"
         case .pong: "PONG"
         case .stats: "STATS"
+        case .features: "FEATURES"
         case .error(let requestID, let code, _): "ERROR \(code) for \(requestID)"
         }
     }
@@ -713,7 +714,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         case .requestBatch(let batch): requests = batch.map { ($0.requestID, $0.input[...]) }
         case .packedRequest(let packed): requests = [(packed.requestID, packed.input)]
         case .packedRequests(let batch): requests = batch.map { ($0.requestID, $0.input) }
-        case .welcome, .cancel, .endSession: return true
+        case .welcome, .cancel, .endSession, .switches: return true
         case .heartbeat, .disconnect:
             outgoing.removeAll()
             outgoing.append(worker.routingID)

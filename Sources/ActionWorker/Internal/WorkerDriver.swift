@@ -28,6 +28,10 @@ final class WorkerDriver: IOLoopDriver {
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     private var lastNestedNumber: UInt64 = 0
+    /// Features the coordinator switched off fleet-wide: their requests fail `featureUnavailable`.
+    private var featuresSwitchedOff: Set<String> = []
+    /// Conditional features whose runtime switch the coordinator set here (to reset when it clears them).
+    private var runtimeSwitchesSetByFleet: Set<String> = []
     private var sessions: [String: HostedSession] = [:]
     private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
@@ -207,6 +211,8 @@ final class WorkerDriver: IOLoopDriver {
                     accept(terms)
                 case .endSession(let name):
                     endSession(name)
+                case .switches(let switches):
+                    apply(switches)
                 case .cancel(let requestID):
                     // The coordinator has already answered the client; stop the work (the action
                     // sees it through its context) and free the credit when it ends.
@@ -293,6 +299,13 @@ final class WorkerDriver: IOLoopDriver {
             ? sessionConfiguration.defaultTimeout ?? Self.defaultRequestTimeout
             : .milliseconds(Int64(request.timeoutMilliseconds))
         let deadline = now + timeout
+        if !featuresSwitchedOff.isEmpty, featuresSwitchedOff.contains(String(request.action.prefix { $0 != "." })) {
+            let feature = request.action.prefix { $0 != "." }
+            finish(request, .failure(ActionError(
+                code: .featureUnavailable, message: "\(request.action) is not available: its feature \(feature) is switched off across the fleet"
+            )))
+            return
+        }
         guard request.contentType == WireRequest.json else {
             finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")))
             return
@@ -392,6 +405,24 @@ final class WorkerDriver: IOLoopDriver {
 
     /// What a nested success carries as its output.
     private static let nestedOutput = Array("null".utf8)
+
+    /// The fleet's feature switches, the whole set: a feature switched off is refused here; a
+    /// conditional feature with a runtime switch is switched in this process too (as Flint's
+    /// `isEnabled` would be), so what its actions perform inside sees it as well.
+    private func apply(_ switches: [String: FeatureSwitch]) {
+        featuresSwitchedOff = Set(switches.filter { $0.value == .off }.keys)
+        for feature in catalog.features where feature.isConditional {
+            if let state = switches[feature.name] {
+                FeatureAvailability.shared.setEnabled(state == .on, featureNamed: feature.name)
+                runtimeSwitchesSetByFleet.insert(feature.name)
+            } else if runtimeSwitchesSetByFleet.remove(feature.name) != nil {
+                FeatureAvailability.shared.resetSwitch(featureNamed: feature.name)
+            }
+        }
+        if !switches.isEmpty || !featuresSwitchedOff.isEmpty {
+            logger.info("fleet feature switches", metadata: ["features.off": "\(featuresSwitchedOff.sorted())"])
+        }
+    }
 
     /// A client ended the session: its stacks close here (as on the coordinator), and an idle
     /// session is dropped at once.
