@@ -318,9 +318,36 @@ public final class ActionClient: Sendable {
         feature: String? = nil, action: String? = nil, session: String? = nil,
         confirmationTimeout: Duration = .seconds(10)
     ) async throws -> AsyncStream<StreamedOutcome> {
-        let prefix = OutcomeTopic.prefix(feature: feature, action: action, session: session)
-        let scope = OutcomeTopic.scope(feature: feature, action: action, session: session)
-        let (stream, continuation) = AsyncStream<StreamedOutcome>.makeStream(bufferingPolicy: .unbounded)
+        try await subscribe(
+            prefix: OutcomeTopic.prefix(feature: feature, action: action, session: session),
+            scope: OutcomeTopic.scope(feature: feature, action: action, session: session),
+            confirmationTimeout: confirmationTimeout, sink: SubscriptionSink.outcomes
+        )
+    }
+
+    /// Subscribes to began events (Flint's "will begin": a requested action starting on its
+    /// worker), filtered as ``outcomes(feature:action:session:confirmationTimeout:)`` is. They
+    /// have topics of their own, so only those who ask get them, and workers report them only
+    /// while someone asks. With the outcomes of the same filter they make a session's
+    /// timeline. They are not numbered: a missed one still has its (numbered) outcome.
+    public func began(
+        feature: String? = nil, action: String? = nil, session: String? = nil,
+        confirmationTimeout: Duration = .seconds(10)
+    ) async throws -> AsyncStream<StreamedBegan> {
+        try await subscribe(
+            prefix: OutcomeTopic.beganPrefix(feature: feature, action: action, session: session),
+            scope: .all, confirmationTimeout: confirmationTimeout, sink: SubscriptionSink.began
+        )
+    }
+
+    /// Subscribes `prefix` on a SUB socket of its own, feeding a stream made by `sink`, and
+    /// returns once the coordinator confirmed it.
+    private func subscribe<Element: Sendable>(
+        prefix: [UInt8], scope: OutcomeSequences.Scope, confirmationTimeout: Duration,
+        sink: (AsyncStream<Element>.Continuation) -> SubscriptionSink
+    ) async throws -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
+        let subscriptionSink = sink(continuation)
         let subscriptionID = Locked<Int?>(nil)
         let loop = self.loop
         continuation.onTermination = { _ in
@@ -332,7 +359,7 @@ public final class ActionClient: Sendable {
             let queued = loop.execute { driver, _ in
                 let id = driver.subscribe(
                     prefix: prefix, scope: scope, confirmationTimeout: confirmationTimeout,
-                    continuation: continuation, confirmed: { confirmation.resume(returning: $0) }
+                    sink: subscriptionSink, confirmed: { confirmation.resume(returning: $0) }
                 )
                 subscriptionID.withLock { $0 = id }
             }

@@ -12,3 +12,12 @@ public struct StreamedOutcome: Sendable, Hashable {
     /// finished around the restart may be missing, uncounted (sequences start again at 1).
     public var coordinatorRestarted = false
 }
+
+/// A request that started running on a worker, from the stream's began topics
+/// (``ActionClient/began(feature:action:session:confirmationTimeout:)``).
+public struct StreamedBegan: Sendable, Hashable {
+    /// The request, its action and session, and the worker it runs on.
+    public var event: BeganEvent
+    /// Whether the coordinator restarted since the previous event of this stream.
+    public var coordinatorRestarted = false
+}

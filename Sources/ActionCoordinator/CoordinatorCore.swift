@@ -49,6 +49,8 @@ public final class CoordinatorCore {
     /// The fleet-wide feature switches an operator set (FEATURES), journaled, sent to every
     /// worker (SWITCHES) as it registers and whenever they change.
     private var featureSwitches: [String: FeatureSwitch] = [:]
+    /// Whether anyone subscribes to began events: workers report them only then (REPORTING).
+    private var beganWanted = false
     private var lastSweep: ContinuousClock.Instant?
     private let startedAt: ContinuousClock.Instant
     private var completed: CompletedOutcomes
@@ -507,6 +509,15 @@ public final class CoordinatorCore {
         case .disconnect:
             logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
             removeWorker(id, countingDelivery: false, now: now)
+        case .began(let events):
+            // Only what it still runs: a request it no longer holds has an outcome already.
+            for var event in events where worker.inFlight.contains(event.requestID) {
+                event.worker = worker.name
+                counters.beganEvents += 1
+                let topics = OutcomeTopic.beganTopics(for: event)
+                outbox.publish(.began(topic: topics.byAction, events: [event]))
+                outbox.publish(.began(topic: topics.bySession, events: [event]))
+            }
         case .draining:
             guard !worker.isDraining else { break }
             logger.info("worker draining", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
@@ -572,6 +583,7 @@ public final class CoordinatorCore {
         // Then the fleet's switches, always: a worker that kept switches from a coordinator
         // that restarted without its journal gets the set as it is now.
         _ = outbox.send(.switches(featureSwitches), to: id)
+        if beganWanted { _ = outbox.send(.reporting(began: true), to: id) }
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
             "worker.actions": "\(registration.actions.count)",
@@ -1065,6 +1077,15 @@ public final class CoordinatorCore {
             sessionName: outcome.session, featureName: String(outcome.feature),
             actionName: outcome.action, outcome: summary, userInitiated: outcome.userInitiated
         ))
+    }
+
+    /// Whether anyone subscribes to began events now (the driver follows the stream's
+    /// subscriptions): every worker is told to report them, or to stop.
+    public func beganEvents(wanted: Bool) {
+        guard wanted != beganWanted else { return }
+        beganWanted = wanted
+        for id in workers.keys { _ = outbox.send(.reporting(began: wanted), to: id) }
+        logger.info(wanted ? "began events wanted: workers report them" : "began events no longer wanted")
     }
 
     /// Confirms a new subscription on the stream, so the subscriber knows it misses nothing after.

@@ -67,6 +67,8 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var nestedPerforms = 0
     /// Times an operator changed the fleet-wide feature switches.
     public var featureSwitchChanges = 0
+    /// Began events published (requests that started running, while someone subscribes to them).
+    public var beganEvents = 0
 
     /// All zero.
     public init() {}

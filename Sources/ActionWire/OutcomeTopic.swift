@@ -36,6 +36,27 @@ public enum OutcomeTopic {
         return join(parts)
     }
 
+    /// The subscription prefix for began events (``BeganEvent``) with a filter: the same parts
+    /// as ``prefix(feature:action:session:)`` under `B` (action first) or `b` (session first), so
+    /// a subscriber to outcomes gets none of them unless it asks.
+    public static func beganPrefix(feature: String? = nil, action: String? = nil, session: String? = nil) -> [UInt8] {
+        var prefix = self.prefix(feature: feature, action: action, session: session)
+        prefix[0] = prefix[0] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "b")
+        return prefix
+    }
+
+    /// The two topics a began event is published under: `B␟Feature␟action␟session␟` and
+    /// `b␟session␟Feature␟action␟`.
+    public static func beganTopics(for event: BeganEvent) -> (byAction: [UInt8], bySession: [UInt8]) {
+        let (feature, action) = split(event.action)
+        return (join(["B", feature, action, event.session]), join(["b", event.session, feature, action]))
+    }
+
+    /// Whether a subscription prefix matches began events' topics (the empty prefix matches all).
+    public static func matchesBegan(_ prefix: [UInt8]) -> Bool {
+        prefix.first.map { $0 == UInt8(ascii: "B") || $0 == UInt8(ascii: "b") } ?? true
+    }
+
     /// The two topics an outcome is published under.
     public static func topics(for outcome: WireOutcome) -> (byAction: [UInt8], bySession: [UInt8]) {
         let (feature, action) = split(outcome.action)

@@ -40,6 +40,10 @@ public enum StreamMessage: Sendable, Hashable {
     /// missed; a SUBSCRIBED from another instance (the SUB socket resubscribes by itself after
     /// a reconnection) tells it the coordinator restarted, so outcomes in between may be lost.
     case subscribed(topic: [UInt8], instance: String)
+    /// BEGAN: topic (``OutcomeTopic/beganTopics(for:)``), header, then one packed record per
+    /// request that started running, in the order they started. Not numbered: a subscriber that
+    /// misses one still gets the request's outcome, which is.
+    case began(topic: [UInt8], events: [BeganEvent])
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -56,6 +60,10 @@ public enum StreamMessage: Sendable, Hashable {
             writer.append(topic)
             writer.append(WireHeader.bytes(.subscribed))
             writer.append(instance)
+        case .began(let topic, let events):
+            writer.append(topic)
+            writer.append(WireHeader.bytes(.beganEvent))
+            for event in events { writer.append(event.packed) }
         }
     }
 
@@ -76,6 +84,8 @@ public enum StreamMessage: Sendable, Hashable {
                 : .eventBatch(topic: topic, events: events)
         case .subscribed:
             message = .subscribed(topic: topic, instance: try reader.name("instance"))
+        case .beganEvent:
+            message = .began(topic: topic, events: try reader.records(BeganEvent.unpack))
         default:
             throw WireError(.unknownCommand, "\(command) is not a stream message")
         }

@@ -45,6 +45,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case workerDisconnect = 0x24
     /// The worker is shutting down: send it nothing new; it finishes what it holds, then leaves.
     case workerDraining = 0x25
+    /// Requests that started running (only while the coordinator asks for them).
+    case began = 0x26
 
     // Coordinator -> worker.
     /// Run an action.
@@ -61,12 +63,16 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case workerEndSession = 0x36
     /// The fleet-wide feature switches, every one of them.
     case switches = 0x37
+    /// Which optional reports the coordinator wants from the worker (BEGAN).
+    case reporting = 0x38
 
     // Outcome stream.
     /// An outcome, with its sequence numbers.
     case event = 0x41
     /// A subscription reached the coordinator.
     case subscribed = 0x42
+    /// Requests that started running on a worker (opt-in topics).
+    case beganEvent = 0x43
 
     public var description: String { "\(self.name)(0x\(String(rawValue, radix: 16)))" }
 
@@ -82,6 +88,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .features: "FEATURES"
         case .featuresReply: "FEATURES-REPLY"
         case .switches: "SWITCHES"
+        case .began, .beganEvent: "BEGAN"
+        case .reporting: "REPORTING"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"
         case .stacksReply: "STACKS-REPLY"

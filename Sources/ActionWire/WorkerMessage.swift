@@ -31,6 +31,9 @@ public enum WorkerMessage: Sendable, Hashable {
     case disconnect
     /// DRAINING: header. No new requests; results of held ones still come, then DISCONNECT.
     case draining
+    /// BEGAN: header, then one packed record per request that started running (its worker
+    /// field empty), sent only while the coordinator asks for them (REPORTING).
+    case began([BeganEvent])
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -52,6 +55,9 @@ public enum WorkerMessage: Sendable, Hashable {
             writer.append(WireHeader.bytes(.workerDisconnect))
         case .draining:
             writer.append(WireHeader.bytes(.workerDraining))
+        case .began(let events):
+            writer.append(WireHeader.bytes(.began))
+            for event in events { writer.append(event.packed) }
         }
     }
 
@@ -84,6 +90,8 @@ public enum WorkerMessage: Sendable, Hashable {
             message = .disconnect
         case .workerDraining:
             message = .draining
+        case .began:
+            message = .began(try reader.records(BeganEvent.unpack))
         default:
             throw WireError(.unknownCommand, "\(command) is not a worker command")
         }
@@ -123,6 +131,9 @@ public enum WorkerInstruction: Sendable, Hashable {
     /// fleet switched. The whole set, sent after every WELCOME and whenever it changes: a
     /// feature not named has no fleet-wide switch.
     case switches([String: FeatureSwitch])
+    /// REPORTING: header, flags (one byte; bit 0 = send BEGAN). Sent after every WELCOME and
+    /// whenever what the stream's subscribers want changes.
+    case reporting(began: Bool)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -157,6 +168,9 @@ public enum WorkerInstruction: Sendable, Hashable {
         case .switches(let switches):
             writer.append(WireHeader.bytes(.switches))
             FeatureSwitch.encode(switches, into: &writer)
+        case .reporting(let began):
+            writer.append(WireHeader.bytes(.reporting))
+            writer.append(CollectionOfOne(began ? 1 : 0))
         }
     }
 
@@ -187,6 +201,12 @@ public enum WorkerInstruction: Sendable, Hashable {
             instruction = .welcome(terms)
         case .workerEndSession: instruction = .endSession(try reader.name("session"))
         case .switches: instruction = .switches(try reader.featureSwitches(allowCleared: false))
+        case .reporting:
+            let flags = try reader.fixed("reporting flags", size: 1)
+            guard flags[flags.startIndex] & ~1 == 0 else {
+                throw WireError(.invalidField, "reporting flags 0x\(String(flags[flags.startIndex], radix: 16)) has unknown bits")
+            }
+            instruction = .reporting(began: flags[flags.startIndex] & 1 == 1)
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

@@ -6,7 +6,7 @@ import Foundation
 /// `actionbus subscribe`: prints outcomes from the stream as they happen.
 struct SubscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "subscribe", abstract: "Print outcomes from the outcome stream, filtered at the socket."
+        commandName: "subscribe", abstract: "Print outcomes from the outcome stream, filtered at the socket (--began: starts too)."
     )
 
     @Option(help: "Only this feature's outcomes.")
@@ -15,6 +15,8 @@ struct SubscribeCommand: AsyncParsableCommand {
     var action: String?
     @Option(help: "Only this session's outcomes.")
     var session: String?
+    @Flag(help: "Also print each request as it starts on its worker (began events; workers report them only while someone asks).")
+    var began = false
     @Option(help: "Exit after this many outcomes.")
     var limit: Int?
     @Flag(help: "Print one JSON object per outcome per line.")
@@ -40,16 +42,28 @@ struct SubscribeCommand: AsyncParsableCommand {
         configuration.curve = try curve.keys()
         let client = try ActionClient(configuration: configuration, logger: logger)
         let stream: AsyncStream<StreamedOutcome>
+        var beganStream: AsyncStream<StreamedBegan>?
         do {
-            stream = try await client.outcomes(
-                feature: feature, action: action, session: session, confirmationTimeout: .milliseconds(Int64(timeout * 1000))
-            )
+            let confirmation = Duration.milliseconds(Int64(timeout * 1000))
+            if began {
+                beganStream = try await client.began(feature: feature, action: action, session: session, confirmationTimeout: confirmation)
+            }
+            stream = try await client.outcomes(feature: feature, action: action, session: session, confirmationTimeout: confirmation)
         } catch let error as ActionBusError {
             printError("error: \(error.message)")
             throw ExitCode(2)
         }
         printError("subscribed to \(outcomes)")
         let json = json, limit = limit
+        let beganPrinter = beganStream.map { beganStream in
+            Task {
+                for await began in beganStream {
+                    printLine(json ? Self.json(began.event) : "▶ began \(began.event.action) [\(began.event.worker)] \(began.event.requestID)"
+                        + (began.event.session.isEmpty ? "" : " session \(began.event.session)"))
+                }
+            }
+        }
+        defer { beganPrinter?.cancel() }
         try await untilTerminated {
             var printed = 0, missed: UInt64 = 0, gaps = 0, restarts = 0
             for await event in stream {
@@ -78,5 +92,14 @@ struct SubscribeCommand: AsyncParsableCommand {
             }
         }
         await client.close()
+    }
+
+    /// A began event as one line of JSON: `{"began":true,"request":...,"action":...,"session":...,"worker":...}`.
+    static func json(_ event: BeganEvent) -> String {
+        let fields = ["request": event.requestID, "action": event.action, "session": event.session, "worker": event.worker]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let object = String(decoding: (try? encoder.encode(fields)) ?? Data("{}".utf8), as: UTF8.self)
+        return #"{"began":true,"# + object.dropFirst()
     }
 }

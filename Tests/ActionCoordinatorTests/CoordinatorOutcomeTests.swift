@@ -34,6 +34,36 @@ struct CoordinatorOutcomeTests {
         #expect(topics.bySession.starts(with: OutcomeTopic.prefix(feature: "Documents", session: "doc")))
     }
 
+    @Test func beganEventsAreAskedForOnlyWhileWantedAndPublishedForWhatRuns() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        #expect(!h.outbox.instructions.contains { $0.instruction == .reporting(began: true) }, "nobody asked yet")
+        h.core.beganEvents(wanted: true)
+        #expect(h.outbox.instructions.last.map { $0.instruction == .reporting(began: true) && $0.worker == w1 } == true)
+        h.ready(w2)
+        #expect(h.outbox.instructions.contains { $0.instruction == .reporting(began: true) && $0.worker == w2 }, "a worker that joins is asked too")
+
+        let request = h.perform("c1:1", action: "Documents.open", session: "doc")
+        let runsOn = try #require(h.allRequests.first { $0.request.requestID == "c1:1" }?.worker)
+        h.worker(runsOn, sends: .began([BeganEvent(requestID: "c1:1", action: "Documents.open", session: "doc"),
+                                        BeganEvent(requestID: "not-here", action: "Echo.say", session: "")]))
+        let began = h.outbox.stream.compactMap { message -> (topic: [UInt8], events: [BeganEvent])? in
+            guard case .began(let topic, let events) = message else { return nil }
+            return (topic, events)
+        }
+        let expected = BeganEvent(requestID: "c1:1", action: "Documents.open", session: "doc", worker: "worker-\(runsOn)")
+        let topics = OutcomeTopic.beganTopics(for: expected)
+        #expect(began.map(\.topic) == [topics.byAction, topics.bySession], "one event, under both topics; the stray one dropped")
+        #expect(began.allSatisfy { $0.events == [expected] })
+        #expect(topics.byAction.starts(with: OutcomeTopic.beganPrefix(action: "Documents.open")))
+        #expect(topics.bySession.starts(with: OutcomeTopic.beganPrefix(session: "doc")))
+        #expect(!topics.byAction.starts(with: OutcomeTopic.prefix()), "an outcome subscriber does not get them")
+        #expect(h.core.statistics.beganEvents == 1)
+        h.complete(request, on: runsOn)
+        h.core.beganEvents(wanted: false)
+        #expect(h.outbox.instructions.filter { $0.instruction == .reporting(began: false) }.count == 2)
+    }
+
     @Test func sequenceNumbersAreGaplessPerScope() throws {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 100)

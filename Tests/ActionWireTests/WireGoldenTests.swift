@@ -99,6 +99,28 @@ struct WireGoldenTests {
         }
     }
 
+    @Test func beganEvents() throws {
+        let event = BeganEvent(requestID: "c1:7", action: "Echo.say", session: "s1")
+        let record = Self.packed([Self.t("c1:7"), Self.t("Echo.say"), Self.t("s1"), []])
+        #expect(encoded { WorkerMessage.began([event]).encode(into: &$0) } == [Self.h(0x26), record])
+        #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x26), record])) == .began([event]))
+        for (flag, began) in [(UInt8(0), false), (1, true)] {
+            #expect(encoded { WorkerInstruction.reporting(began: began).encode(into: &$0) } == [Self.h(0x38), [flag]])
+            #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [flag]])) == .reporting(began: began))
+        }
+        #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [2]])) }
+        var published = event
+        published.worker = "w1"
+        let topic = OutcomeTopic.beganTopics(for: published).byAction
+        #expect(topic == Self.t("B\u{1F}Echo\u{1F}say\u{1F}s1\u{1F}"))
+        #expect(OutcomeTopic.beganTopics(for: published).bySession == Self.t("b\u{1F}s1\u{1F}Echo\u{1F}say\u{1F}"))
+        let frames = [topic, Self.h(0x43), Self.packed([Self.t("c1:7"), Self.t("Echo.say"), Self.t("s1"), Self.t("w1")])]
+        #expect(encoded { StreamMessage.began(topic: topic, events: [published]).encode(into: &$0) } == frames)
+        #expect(try StreamMessage.decode(WireFrameList(frames)) == .began(topic: topic, events: [published]))
+        #expect(OutcomeTopic.matchesBegan(OutcomeTopic.beganPrefix(session: "s1")))
+        #expect(!OutcomeTopic.matchesBegan(OutcomeTopic.prefix(session: "s1")))
+    }
+
     @Test func recordsTravelSeveralToAMessage() throws {
         var second = Self.request
         second.requestID = "c1:8"

@@ -219,6 +219,22 @@ struct WorkerTests {
         }
     }
 
+    @Test func beganIsReportedOnlyWhileTheCoordinatorAsksAndBeforeTheResult() async throws {
+        try await withWorker { coordinator, _ in
+            try coordinator.send(.reporting(began: true))
+            try coordinator.send(.request(WireRequest(
+                requestID: "b1", action: "Echo.say", session: "s", timeoutMilliseconds: 5_000, input: Array(#"{"text":"hi"}"#.utf8)
+            )))
+            let began = try coordinator.next("BEGAN") { if case .began = $0 { true } else { false } }
+            #expect(began.message == .began([BeganEvent(requestID: "b1", action: "Echo.say", session: "s")]))
+            #expect(try coordinator.nextResult().requestID == "b1")
+            try coordinator.send(.reporting(began: false))
+            #expect(try coordinator.perform("Echo.say", input: #"{"text":"again"}"#).isSuccess)
+            let reported = coordinator.log.filter { if case .began = $0.message { true } else { false } }
+            #expect(reported.count == 1, "nothing more once the coordinator stopped asking")
+        }
+    }
+
     @Test func faultFailFailsActionFailedWithItsMessage() async throws {
         try await withWorker { coordinator, _ in
             let outcome = try coordinator.perform("Fault.fail", input: #"{"message":"boom"}"#)

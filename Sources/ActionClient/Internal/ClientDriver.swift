@@ -74,7 +74,7 @@ final class ClientDriver: IOLoopDriver {
         queries.removeAll()
         for subscription in subscriptions.values {
             subscription.confirmed?(false)
-            subscription.continuation.finish()
+            subscription.sink.finish()
             subscription.socket.close()
         }
         subscriptions.removeAll()
@@ -351,7 +351,7 @@ final class ClientDriver: IOLoopDriver {
 
     func subscribe(
         prefix: [UInt8], scope: OutcomeSequences.Scope, confirmationTimeout: Duration,
-        continuation: AsyncStream<StreamedOutcome>.Continuation, confirmed: @escaping @Sendable (Bool) -> Void
+        sink: SubscriptionSink, confirmed: @escaping @Sendable (Bool) -> Void
     ) -> Int? {
         let socket: Socket
         do {
@@ -363,12 +363,12 @@ final class ClientDriver: IOLoopDriver {
         } catch {
             logger.error("subscription failed", metadata: ["zmq.error": "\(error)"])
             confirmed(false)
-            continuation.finish()
+            sink.finish()
             return nil
         }
         nextSubscriptionID += 1
         let id = nextSubscriptionID
-        let subscription = Subscription(socket: socket, prefix: prefix, scope: scope, continuation: continuation, confirmed: confirmed)
+        let subscription = Subscription(socket: socket, prefix: prefix, scope: scope, sink: sink, confirmed: confirmed)
         subscriptions[id] = subscription
         runtime.register(socket) { [unowned self] _ in readStream(subscription) }
         runtime.schedule(after: confirmationTimeout) {
@@ -384,17 +384,18 @@ final class ClientDriver: IOLoopDriver {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
         runtime.unregister(subscription.socket)
         subscription.socket.close()
-        subscription.continuation.finish()
+        subscription.sink.finish()
     }
 
     private func received(_ event: OutcomeEvent, on subscription: Subscription) {
+        guard case .outcomes(let continuation) = subscription.sink else { return }
         let sequence = event.sequences[subscription.scope]
         let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
         subscription.lastSequence = sequence
         var streamed = StreamedOutcome(outcome: event.outcome, sequence: sequence, missed: missed)
         streamed.coordinatorRestarted = subscription.restartPending
         subscription.restartPending = false
-        subscription.continuation.yield(streamed)
+        continuation.yield(streamed)
     }
 
     private func readStream(_ subscription: Subscription) {
@@ -424,6 +425,12 @@ final class ClientDriver: IOLoopDriver {
                 received(OutcomeEvent(sequences: sequences, outcome: outcome), on: subscription)
             case .eventBatch(_, let events):
                 for event in events { received(event, on: subscription) }
+            case .began(_, let events):
+                guard case .began(let continuation) = subscription.sink else { break }
+                for event in events {
+                    continuation.yield(StreamedBegan(event: event, coordinatorRestarted: subscription.restartPending))
+                    subscription.restartPending = false
+                }
             }
         }
     }

@@ -6,7 +6,7 @@ final class Subscription {
     let socket: Socket
     let prefix: [UInt8]
     let scope: OutcomeSequences.Scope
-    let continuation: AsyncStream<StreamedOutcome>.Continuation
+    let sink: SubscriptionSink
     /// Called once: `true` when SUBSCRIBED arrives, `false` when it did not in time.
     var confirmed: (@Sendable (Bool) -> Void)?
     var lastSequence: UInt64?
@@ -16,11 +16,24 @@ final class Subscription {
     var restartPending = false
 
     init(socket: Socket, prefix: [UInt8], scope: OutcomeSequences.Scope,
-         continuation: AsyncStream<StreamedOutcome>.Continuation, confirmed: @escaping @Sendable (Bool) -> Void) {
+         sink: SubscriptionSink, confirmed: @escaping @Sendable (Bool) -> Void) {
         self.socket = socket
         self.prefix = prefix
         self.scope = scope
-        self.continuation = continuation
+        self.sink = sink
         self.confirmed = confirmed
+    }
+}
+
+/// Where a subscription's messages go: outcomes, or began events.
+enum SubscriptionSink {
+    case outcomes(AsyncStream<StreamedOutcome>.Continuation)
+    case began(AsyncStream<StreamedBegan>.Continuation)
+
+    func finish() {
+        switch self {
+        case .outcomes(let continuation): continuation.finish()
+        case .began(let continuation): continuation.finish()
+        }
     }
 }

@@ -499,7 +499,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         // subscriptions (XPUB passes each on, being verbose) must not become a flood of
         // confirmations on the topics of legitimate subscribers.
         var confirm: [[UInt8]] = []
-        defer { confirmSubscriptions(confirm) }
+        defer {
+            followBeganSubscriptions()
+            confirmSubscriptions(confirm)
+        }
         for _ in 0..<Self.batchSize {
             guard outcomes.receiveIfAvailable(into: &incoming) else { return }
             // XPUB delivers 0x01 + prefix for a subscription (every one, being verbose), and
@@ -513,6 +516,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 subscribedTopics.remove(topic)
             }
         }
+    }
+
+    /// Tells the core whether anyone subscribes to began events, after the subscriptions read.
+    private func followBeganSubscriptions() {
+        core.beganEvents(wanted: subscribedTopics.contains(where: OutcomeTopic.matchesBegan))
     }
 
     /// Publishes SUBSCRIBED for `topics`, at most `maxConfirmationsPerSecond` a second: past
@@ -714,7 +722,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         case .requestBatch(let batch): requests = batch.map { ($0.requestID, $0.input[...]) }
         case .packedRequest(let packed): requests = [(packed.requestID, packed.input)]
         case .packedRequests(let batch): requests = batch.map { ($0.requestID, $0.input) }
-        case .welcome, .cancel, .endSession, .switches: return true
+        case .welcome, .cancel, .endSession, .switches, .reporting: return true
         case .heartbeat, .disconnect:
             outgoing.removeAll()
             outgoing.append(worker.routingID)

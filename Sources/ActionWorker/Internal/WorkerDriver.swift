@@ -44,6 +44,10 @@ final class WorkerDriver: IOLoopDriver {
     private var outgoing = Multipart()
     /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
     private var finishedOutcomes: [WireOutcome] = []
+    /// Whether the coordinator wants BEGAN (someone subscribes to began events).
+    private var reportsBegan = false
+    /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
+    private var begunRequests: [BeganEvent] = []
     private(set) var statistics = WorkerStatistics()
     /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
     /// coordinator that has forgotten this worker (restarted, or declared it dead) never
@@ -86,7 +90,17 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {
+        sendBegunRequests()
         sendFinishedOutcomes()
+    }
+
+    /// Sends the requests started this turn, as few BEGANs as fit the batch limits.
+    private func sendBegunRequests() {
+        guard !begunRequests.isEmpty else { return }
+        for run in WireBatching.runs(of: begunRequests, size: { $0.byteCount }) {
+            send(.began(Array(begunRequests[run])))
+        }
+        begunRequests.removeAll(keepingCapacity: true)
     }
 
     /// Sends the outcomes finished this turn, as few RESULTs as fit the batch limits.
@@ -99,6 +113,7 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
+        sendBegunRequests()
         sendFinishedOutcomes()
         send(.disconnect)
         // Give the DISCONNECT a moment to leave: closing with LINGER 0 would discard it.
@@ -213,6 +228,8 @@ final class WorkerDriver: IOLoopDriver {
                     endSession(name)
                 case .switches(let switches):
                     apply(switches)
+                case .reporting(let began):
+                    reportsBegan = began
                 case .cancel(let requestID):
                     // The coordinator has already answered the client; stop the work (the action
                     // sees it through its context) and free the credit when it ends.
@@ -309,6 +326,9 @@ final class WorkerDriver: IOLoopDriver {
         guard request.contentType == WireRequest.json else {
             finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")))
             return
+        }
+        if reportsBegan {
+            begunRequests.append(BeganEvent(requestID: request.requestID, action: request.action, session: request.session))
         }
         let loop = self.loop
         let session = hosted.session
