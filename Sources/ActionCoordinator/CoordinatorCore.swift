@@ -580,10 +580,10 @@ public final class CoordinatorCore {
             heartbeatMilliseconds: WireRequest.timeoutMilliseconds(configuration.heartbeatInterval),
             heartbeatLiveness: UInt32(clamping: configuration.heartbeatLiveness)
         )), to: id)
-        // Then the fleet's switches, always: a worker that kept switches from a coordinator
-        // that restarted without its journal gets the set as it is now.
+        // Then the fleet's switches and what to report, always: a worker that kept either from a
+        // coordinator that restarted gets them as they are now.
         _ = outbox.send(.switches(featureSwitches), to: id)
-        if beganWanted { _ = outbox.send(.reporting(began: true), to: id) }
+        _ = outbox.send(.reporting(began: beganWanted), to: id)
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
             "worker.actions": "\(registration.actions.count)",

@@ -45,10 +45,12 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// A failure decided by the bus itself (unknown action, overloaded, timed out...).
     public static func failure(for request: WireRequest, code: String, message: String, worker: String = "") -> WireOutcome {
-        WireOutcome(
+        var outcome = WireOutcome(
             requestID: request.requestID, action: request.action, session: request.session,
             worker: worker, closeActionStack: false, result: .failure(code: code, message: message)
         )
+        outcome.userInitiated = request.userInitiated
+        return outcome
     }
 
     /// Whether the result is a success.

@@ -222,6 +222,11 @@ struct CoordinatorClientTests {
         #expect(outcome.failureCode == "cancelled")
         #expect(!outcome.userInitiated)
         #expect(try report(h, queryID: "q", session: "sync").stacks.first?.userInitiated == false)
+        // So does an answer given at once, without accepting it.
+        var conflicting = h.request("bg", action: "Documents.edit", session: "sync")
+        conflicting.userInitiated = false
+        h.send(.perform(conflicting))
+        #expect(h.outcomes.last?.userInitiated == false)
     }
 
     @Test func featureSwitchesGoToEveryWorkerNowAndAsItJoinsAndAreJournaled() throws {

@@ -158,12 +158,12 @@ final class CoordinatorHarness {
         }
     }
 
-    /// The non-REQUEST instructions sent to `worker`, but the WELCOME and SWITCHES that answer
-    /// each READY.
+    /// The non-REQUEST instructions sent to `worker`, but the WELCOME, SWITCHES and REPORTING
+    /// that answer each READY.
     func controlInstructions(to worker: WorkerID) -> [WorkerInstruction] {
         outbox.instructions.filter { entry in
             switch entry.instruction {
-            case .request, .welcome, .switches: return false
+            case .request, .welcome, .switches, .reporting: return false
             default: return entry.worker == worker
             }
         }.map(\.instruction)

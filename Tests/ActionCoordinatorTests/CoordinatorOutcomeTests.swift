@@ -36,12 +36,20 @@ struct CoordinatorOutcomeTests {
 
     @Test func beganEventsAreAskedForOnlyWhileWantedAndPublishedForWhatRuns() throws {
         let h = CoordinatorHarness()
+        func reporting(_ worker: WorkerID) -> [Bool] {
+            h.outbox.instructions.compactMap { entry in
+                guard entry.worker == worker, case .reporting(let began) = entry.instruction else { return nil }
+                return began
+            }
+        }
         h.ready(w1)
-        #expect(!h.outbox.instructions.contains { $0.instruction == .reporting(began: true) }, "nobody asked yet")
+        #expect(reporting(w1) == [false], "told on READY, even that nobody asks (it may remember a coordinator that did)")
         h.core.beganEvents(wanted: true)
-        #expect(h.outbox.instructions.last.map { $0.instruction == .reporting(began: true) && $0.worker == w1 } == true)
+        #expect(reporting(w1) == [false, true])
+        h.core.beganEvents(wanted: true)
+        #expect(reporting(w1) == [false, true], "told only of a change")
         h.ready(w2)
-        #expect(h.outbox.instructions.contains { $0.instruction == .reporting(began: true) && $0.worker == w2 }, "a worker that joins is asked too")
+        #expect(reporting(w2) == [true], "a worker that joins is asked too")
 
         let request = h.perform("c1:1", action: "Documents.open", session: "doc")
         let runsOn = try #require(h.allRequests.first { $0.request.requestID == "c1:1" }?.worker)
@@ -61,7 +69,7 @@ struct CoordinatorOutcomeTests {
         #expect(h.core.statistics.beganEvents == 1)
         h.complete(request, on: runsOn)
         h.core.beganEvents(wanted: false)
-        #expect(h.outbox.instructions.filter { $0.instruction == .reporting(began: false) }.count == 2)
+        #expect(reporting(w1).last == false && reporting(w2).last == false)
     }
 
     @Test func sequenceNumbersAreGaplessPerScope() throws {
