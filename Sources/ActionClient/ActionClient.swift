@@ -285,11 +285,25 @@ public final class ActionClient: Sendable {
                 throw ActionBusError(code: BusErrorCode.malformedRequest, message: "'\(feature)' is an action's name; switch its feature")
             }
         }
-        let json = try await query { .features(queryID: $0, changes: changes) }
+        return try decodeReport(FleetFeaturesReport.self, try await query { .features(queryID: $0, changes: changes) })
+    }
+
+    /// The workers the coordinator has registered: name, protocol, actions, credits, what each
+    /// runs, when it was last heard from, whether it drains.
+    public func workers() async throws -> FleetWorkersReport {
+        try decodeReport(FleetWorkersReport.self, try await query { .workers(queryID: $0) })
+    }
+
+    /// What waits and what runs, per action, and the sessions with the most requests waiting.
+    public func queues() async throws -> FleetQueuesReport {
+        try decodeReport(FleetQueuesReport.self, try await query { .queues(queryID: $0) })
+    }
+
+    private func decodeReport<Report: Decodable>(_ type: Report.Type, _ json: [UInt8]) throws -> Report {
         do {
-            return try JSONDecoder().decode(FleetFeaturesReport.self, from: Data(json))
+            return try JSONDecoder().decode(Report.self, from: Data(json))
         } catch {
-            throw ActionBusError(code: "malformedReply", message: "the coordinator's feature report does not decode: \(error)")
+            throw ActionBusError(code: "malformedReply", message: "the coordinator's \(Report.self) does not decode: \(error)")
         }
     }
 

@@ -225,6 +225,10 @@ public final class CoordinatorCore {
         case .features(let queryID, let changes):
             switchFeatures(changes)
             outbox.send(.features(queryID: queryID, json: featuresJSON()), to: client)
+        case .workers(let queryID):
+            outbox.send(.workers(queryID: queryID, json: Self.json(workersReport(now: now))), to: client)
+        case .queues(let queryID):
+            outbox.send(.queues(queryID: queryID, json: Self.json(queuesReport())), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
         case .stats(let queryID):
@@ -297,8 +301,62 @@ public final class CoordinatorCore {
             },
             switches: featureSwitches.mapValues { $0 == .on ? "on" : "off" }
         )
+        return Self.json(report)
+    }
+
+    /// Every registered worker, by name.
+    private func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
+        FleetWorkersReport(workers: workers.values.map { worker in
+            FleetWorkersReport.Worker(
+                name: worker.name, id: CoordinatorDriver.routingText(worker.id.routingID),
+                protocolName: worker.expiry == nil ? "ABP/\(WireHeader.version)" : "MDP/0.1",
+                actions: worker.actions.sorted(), credits: worker.credits, inFlight: worker.inFlight.count,
+                sessions: worker.sessions.count, lastHeardMs: Int((now - worker.lastHeard) / .milliseconds(1)),
+                draining: worker.isDraining, unreachable: worker.isUnreachable
+            )
+        }.sorted { ($0.name, $0.id) < ($1.name, $1.id) })
+    }
+
+    /// What waits and runs per action, and the sessions with the most waiting. Walks the queued
+    /// and running requests once: a query for people, not for the hot path.
+    private func queuesReport() -> FleetQueuesReport {
+        var queued: [String: Int] = [:], running: [String: Int] = [:], serving: [String: Int] = [:]
+        var sessionDepths: [(session: String, depth: Int)] = []
+        for (lane, queue) in lanes {
+            let waiting = queue.requests.filter { !$0.isFinished && $0.placement == .queued }
+            guard !waiting.isEmpty else { continue }
+            switch lane {
+            case .action(let action):
+                queued[action, default: 0] += waiting.count
+            case .session(let session):
+                sessionDepths.append((session, waiting.count))
+                for pending in waiting { queued[pending.action, default: 0] += 1 }
+            }
+        }
+        for worker in workers.values {
+            for action in worker.actions { serving[action, default: 0] += 1 }
+            for pending in worker.inFlight.requests where !pending.isFinished { running[pending.action, default: 0] += 1 }
+        }
+        let names = Set(queued.keys).union(running.keys).union(serving.keys).sorted()
+        sessionDepths.sort { ($0.depth, $1.session) > ($1.depth, $0.session) }
+        let listed = sessionDepths.prefix(FleetQueuesReport.maxSessions)
+        return FleetQueuesReport(
+            actions: names.map { FleetQueuesReport.ActionQueue(action: $0, queued: queued[$0] ?? 0, running: running[$0] ?? 0, workers: serving[$0] ?? 0) },
+            sessions: listed.map { entry in
+                FleetQueuesReport.SessionQueue(
+                    session: entry.session, queued: entry.depth,
+                    worker: sessions[entry.session].flatMap { workers[$0.worker]?.name }
+                )
+            },
+            omittedSessions: sessionDepths.count - listed.count,
+            queued: queuedCount, running: requests.count - queuedCount
+        )
+    }
+
+    /// A report as compact JSON with sorted keys.
+    private static func json(_ report: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(report)).map { Array($0) } ?? Array("{}".utf8)
     }
 

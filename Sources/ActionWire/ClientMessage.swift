@@ -24,6 +24,10 @@ public enum ClientMessage: Sendable, Hashable {
     /// change. Switches features on or off on every worker, now and as they join; with no
     /// change it only asks. Answered with FEATURES-REPLY.
     case features(queryID: String, changes: [String: FeatureSwitch])
+    /// WORKERS: header, query id. Answered with WORKERS-REPLY.
+    case workers(queryID: String)
+    /// QUEUES: header, query id. Answered with QUEUES-REPLY.
+    case queues(queryID: String)
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -57,6 +61,12 @@ public enum ClientMessage: Sendable, Hashable {
             writer.append(WireHeader.bytes(.features))
             writer.append(queryID)
             FeatureSwitch.encode(changes, into: &writer)
+        case .workers(let queryID):
+            writer.append(WireHeader.bytes(.workers))
+            writer.append(queryID)
+        case .queues(let queryID):
+            writer.append(WireHeader.bytes(.queues))
+            writer.append(queryID)
         }
     }
 
@@ -86,6 +96,10 @@ public enum ClientMessage: Sendable, Hashable {
             message = .endSession(queryID: try reader.name("query id"), session: try reader.name("session"))
         case .features:
             message = .features(queryID: try reader.name("query id"), changes: try reader.featureSwitches(allowCleared: true))
+        case .workers:
+            message = .workers(queryID: try reader.name("query id"))
+        case .queues:
+            message = .queues(queryID: try reader.name("query id"))
         default:
             throw WireError(.unknownCommand, "\(command) is not a client command")
         }

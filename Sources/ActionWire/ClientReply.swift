@@ -19,6 +19,10 @@ public enum ClientReply: Sendable, Hashable {
     /// FEATURES-REPLY: header, query id, the features the fleet serves and their switches as a
     /// JSON object.
     case features(queryID: String, json: [UInt8])
+    /// WORKERS-REPLY: header, query id, the registered workers as a JSON object.
+    case workers(queryID: String, json: [UInt8])
+    /// QUEUES-REPLY: header, query id, what waits and runs as a JSON object.
+    case queues(queryID: String, json: [UInt8])
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
 
@@ -47,6 +51,14 @@ public enum ClientReply: Sendable, Hashable {
             writer.append(json)
         case .features(let queryID, let json):
             writer.append(WireHeader.bytes(.featuresReply))
+            writer.append(queryID)
+            writer.append(json)
+        case .workers(let queryID, let json):
+            writer.append(WireHeader.bytes(.workersReply))
+            writer.append(queryID)
+            writer.append(json)
+        case .queues(let queryID, let json):
+            writer.append(WireHeader.bytes(.queuesReply))
             writer.append(queryID)
             writer.append(json)
         case .error(let requestID, let code, let message):
@@ -82,6 +94,10 @@ public enum ClientReply: Sendable, Hashable {
             reply = .stats(queryID: try reader.name("query id"), json: Array(try reader.body("counters")))
         case .featuresReply:
             reply = .features(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
+        case .workersReply:
+            reply = .workers(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
+        case .queuesReply:
+            reply = .queues(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .error:
             reply = .error(
                 requestID: try reader.name("request id", allowEmpty: true),

@@ -17,6 +17,10 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case endSession = 0x07
     /// Switch features on or off across the fleet (or only ask how they are switched).
     case features = 0x08
+    /// Ask for the registered workers.
+    case workers = 0x09
+    /// Ask what waits and what runs, per action and per session.
+    case queues = 0x0A
 
     // Coordinator -> client.
     /// The request is recorded and will be performed.
@@ -33,6 +37,10 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case statsReply = 0x16
     /// The answer to ``features``.
     case featuresReply = 0x17
+    /// The answer to ``workers``.
+    case workersReply = 0x18
+    /// The answer to ``queues``.
+    case queuesReply = 0x19
 
     // Worker -> coordinator.
     /// Register, or re-register, the actions and credits a worker offers.
@@ -87,6 +95,10 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .endSession, .workerEndSession: "END-SESSION"
         case .features: "FEATURES"
         case .featuresReply: "FEATURES-REPLY"
+        case .workers: "WORKERS"
+        case .workersReply: "WORKERS-REPLY"
+        case .queues: "QUEUES"
+        case .queuesReply: "QUEUES-REPLY"
         case .switches: "SWITCHES"
         case .began, .beganEvent: "BEGAN"
         case .reporting: "REPORTING"

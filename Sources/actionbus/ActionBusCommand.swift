@@ -8,7 +8,8 @@ struct ActionBusCommand: AsyncParsableCommand {
         abstract: "Run Flint-style action sessions across processes over ZeroMQ.",
         subcommands: [
             CoordinatorCommand.self, WorkerCommand.self, PerformCommand.self,
-            SubscribeCommand.self, StacksCommand.self, StatsCommand.self, FeaturesCommand.self, BenchCommand.self, DevCommand.self,
+            SubscribeCommand.self, StacksCommand.self, StatsCommand.self, WorkersCommand.self, QueuesCommand.self, FeaturesCommand.self,
+            BenchCommand.self, DevCommand.self,
             KeygenCommand.self,
         ]
     )

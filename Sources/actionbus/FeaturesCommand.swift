@@ -45,7 +45,7 @@ struct FeaturesCommand: AsyncParsableCommand {
             let report = try await client.features(switching: changes)
             if json {
                 let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 printLine(String(decoding: try encoder.encode(report), as: UTF8.self))
             } else {
                 print(Self.table(report), terminator: "")
@@ -67,10 +67,6 @@ struct FeaturesCommand: AsyncParsableCommand {
         for (name, state) in report.switches.sorted(by: { $0.key < $1.key }) where !served.contains(name) {
             rows.append([name, state, "0", "(no worker serves it)"])
         }
-        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                + "  " + row[3]
-        }.joined(separator: "\n") + "\n"
+        return TableText.render(rows)
     }
 }

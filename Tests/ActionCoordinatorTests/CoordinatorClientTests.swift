@@ -268,6 +268,36 @@ struct CoordinatorClientTests {
         #expect(restarted.switches(to: w1) == [["Echo": .off]])
     }
 
+    @Test func workersAndQueuesAreReportedForPeople() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, name: "w1", credits: 2, actions: ["Echo.say", "Documents.open"])
+        h.core.registerMajordomoWorker(w2, service: "Legacy.echo", name: "mdp-1", now: h.at(.zero))
+        for n in 1...3 { h.perform("e\(n)", action: "Echo.say") }
+        h.perform("d1", action: "Documents.open", session: "s1")
+        h.worker(w1, sends: .heartbeat, at: .milliseconds(250))
+
+        h.send(.workers(queryID: "w"), at: .milliseconds(1_250))
+        guard case .workers("w", let workersJSON)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        let workers = try JSONDecoder().decode(FleetWorkersReport.self, from: Data(workersJSON)).workers
+        #expect(workers.map(\.name) == ["mdp-1", "w1"])
+        #expect(workers.map(\.protocolName) == ["MDP/0.1", "ABP/4"])
+        let first = try #require(workers.last)
+        #expect(first.actions == ["Documents.open", "Echo.say"] && first.credits == 2 && first.inFlight == 2)
+        #expect(first.lastHeardMs == 1_000 && !first.draining && !first.unreachable)
+        #expect(String(decoding: workersJSON, as: UTF8.self).contains(#""protocol":"ABP/4""#))
+
+        h.send(.queues(queryID: "q"))
+        guard case .queues("q", let queuesJSON)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        let queues = try JSONDecoder().decode(FleetQueuesReport.self, from: Data(queuesJSON))
+        #expect(queues.actions == [
+            .init(action: "Documents.open", queued: 1, running: 0, workers: 1),
+            .init(action: "Echo.say", queued: 1, running: 2, workers: 1),
+            .init(action: "Legacy.echo", queued: 0, running: 0, workers: 1),
+        ])
+        #expect(queues.sessions == [.init(session: "s1", queued: 1, worker: nil)])
+        #expect(queues.queued == 2 && queues.running == 2 && queues.omittedSessions == 0)
+    }
+
     @Test func aStacksReplyAlwaysFitsInAMessage() throws {
         let h = CoordinatorHarness { $0.maxMessageBytes = 16_384 }
         h.ready(w1, credits: 1_000)

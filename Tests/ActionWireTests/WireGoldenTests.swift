@@ -166,6 +166,8 @@ struct WireGoldenTests {
             (.acknowledge(requestIDs: ["c1:7"]), [Self.h(0x06), Self.t("c1:7")]),
             (.acknowledge(requestIDs: ["c1:7", "c1:9"]), [Self.h(0x06), Self.t("c1:7"), Self.t("c1:9")]),
             (.endSession(queryID: "q3", session: "doc-1"), [Self.h(0x07), Self.t("q3"), Self.t("doc-1")]),
+            (.workers(queryID: "q6"), [Self.h(0x09), Self.t("q6")]),
+            (.queues(queryID: "q7"), [Self.h(0x0A), Self.t("q7")]),
         ]
         for (message, frames) in cases {
             #expect(encoded { message.encode(into: &$0) } == frames)
@@ -182,6 +184,8 @@ struct WireGoldenTests {
             (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),
             (.pong(instance: "c0ffee"), [Self.h(0x14), Array("c0ffee".utf8)]),
             (.stats(queryID: "q2", json: Self.t("{}")), [Self.h(0x16), Self.t("q2"), Self.t("{}")]),
+            (.workers(queryID: "q6", json: Self.t("{}")), [Self.h(0x18), Self.t("q6"), Self.t("{}")]),
+            (.queues(queryID: "q7", json: Self.t("{}")), [Self.h(0x19), Self.t("q7"), Self.t("{}")]),
             (.error(requestID: "", code: "unsupportedVersion", message: "v9"),
              [Self.h(0x15), [], Self.t("unsupportedVersion"), Self.t("v9")]),
         ]

@@ -308,7 +308,8 @@ final class ClientDriver: IOLoopDriver {
                 received(outcome)
             case .outcomeBatch(let outcomes):
                 for outcome in outcomes { received(outcome) }
-            case .stacks(let queryID, let json), .stats(let queryID, let json), .features(let queryID, let json):
+            case .stacks(let queryID, let json), .stats(let queryID, let json), .features(let queryID, let json),
+                 .workers(let queryID, let json), .queues(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
                 noticeInstance(instance)

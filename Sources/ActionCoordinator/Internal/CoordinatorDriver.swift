@@ -633,6 +633,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         case .pong: "PONG"
         case .stats: "STATS"
         case .features: "FEATURES"
+        case .workers: "WORKERS"
+        case .queues: "QUEUES"
         case .error(let requestID, let code, _): "ERROR \(code) for \(requestID)"
         }
     }

@@ -1,0 +1,53 @@
+import ActionClient
+import ActionWire
+import ArgumentParser
+import Foundation
+
+/// `actionbus queues`: what waits and what runs, per action and per session.
+struct QueuesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queues", abstract: "Print what waits and what runs, per action, and the sessions with the most waiting."
+    )
+
+    @Flag(help: "Print the JSON report.")
+    var json = false
+    @OptionGroup var client: QueryClientOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let logger = logging.bootstrap(label: "actionbus.queues", defaultLevel: .warning)
+        let client = try self.client.makeClient(logger: logger)
+        defer { Task { await client.close() } }
+        do {
+            let report = try await client.queues()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                printLine(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                print(Self.table(report), terminator: "")
+            }
+        } catch let error as ActionBusError {
+            printError("error: \(error.message)")
+            throw ExitCode(2)
+        }
+    }
+
+    static func table(_ report: FleetQueuesReport) -> String {
+        var rows = [["ACTION", "QUEUED", "RUNNING", "WORKERS"]]
+        for action in report.actions {
+            rows.append([action.action, String(action.queued), String(action.running), String(action.workers)])
+        }
+        rows.append(["(all)", String(report.queued), String(report.running), ""])
+        var text = TableText.render(rows)
+        if !report.sessions.isEmpty {
+            var sessionRows = [["SESSION", "QUEUED", "WORKER"]]
+            for session in report.sessions {
+                sessionRows.append([session.session, String(session.queued), session.worker ?? "-"])
+            }
+            text += "\n" + TableText.render(sessionRows)
+            if report.omittedSessions > 0 { text += "(\(report.omittedSessions) more sessions with requests waiting)\n" }
+        }
+        return text
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// What operators run: `actionbus workers`, `actionbus queues`, and logs for collectors.
+@Suite("Operations", .serialized, .timeLimit(.minutes(3)))
+struct OperationsTests {
+    @Test func workersAndQueuesShowTheFleetAsTablesAndJSON() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--credits", "2"])
+        // Two run (and sleep), three wait: one of them in a session.
+        let load = try bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--count", "4", "--concurrency", "4", "--coordinator", bus.clients])
+        let inSession = try bus.start("load-session", ["perform", "Clock.sleep", "--input", #"{"ms":10}"#, "--session", "ops-1", "--coordinator", bus.clients])
+
+        func query(_ arguments: [String]) throws -> String {
+            let process = try bus.start("query-\(UUID().uuidString.prefix(6))", arguments + ["--coordinator", bus.clients])
+            try expect(process.waitForExit() == 0, "\(arguments) failed: \(process.stderr)")
+            return process.stdout
+        }
+        var queues: [String: Any] = [:]
+        try expect(try waitUntil(interval: .milliseconds(200)) {
+            queues = try JSONSerialization.jsonObject(with: Data(try query(["queues", "--json"]).utf8)) as? [String: Any] ?? [:]
+            return queues["queued"] as? Int == 3 && queues["running"] as? Int == 2
+        }, "the queue never held 3 waiting and 2 running: \(queues)")
+        let sleep = (queues["actions"] as? [[String: Any]])?.first { $0["action"] as? String == "Clock.sleep" }
+        #expect(sleep?["queued"] as? Int == 3 && sleep?["running"] as? Int == 2 && sleep?["workers"] as? Int == 1)
+        #expect((queues["sessions"] as? [[String: Any]])?.first?["session"] as? String == "ops-1")
+        let table = try query(["queues"])
+        #expect(table.contains("ACTION") && table.contains("Clock.sleep") && table.contains("ops-1"), "\(table)")
+
+        let workers = try JSONSerialization.jsonObject(with: Data(try query(["workers", "--json"]).utf8)) as? [String: Any]
+        let listed = workers?["workers"] as? [[String: Any]] ?? []
+        #expect(listed.map { $0["name"] as? String } == ["w1"])
+        #expect(listed.first?["inFlight"] as? Int == 2 && listed.first?["credits"] as? Int == 2)
+        #expect((listed.first?["actions"] as? [String])?.contains("Echo.say") == true)
+        let workersTable = try query(["workers"])
+        #expect(workersTable.contains("w1") && workersTable.contains("2/2") && workersTable.contains("ready"), "\(workersTable)")
+
+        #expect(load.waitForExit(timeout: .seconds(30)) == 0, "\(load.stderr)")
+        #expect(inSession.waitForExit(timeout: .seconds(30)) == 0, "\(inSession.stderr)")
+    }
+
+    @Test func logsCanBeOneJSONObjectPerLine() throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        let worker = try bus.start("w1", ["worker", "--coordinator", bus.workers, "--name", "w1", "--log-format", "json", "--log-level", "info"])
+        try expect(waitUntil { coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker registered") },
+                   "w1 did not register: \(worker.stderr)")
+        try expect(waitUntil { !worker.stderr.isEmpty }, "the worker logged nothing")
+        let lines = worker.stderr.split(separator: "\n")
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count, "every line is a JSON object: \(worker.stderr)")
+        #expect(objects.allSatisfy { $0["level"] is String && $0["message"] is String && $0["timestamp"] is String })
+
+        let refused = try bus.start("bad-level", ["worker", "--coordinator", bus.workers, "--log-level", "loud"])
+        #expect(refused.waitForExit() == 2, "a usage error: exit status 2")
+        #expect(refused.stderr.contains("--log-level must be one of"), "\(refused.stderr)")
+    }
+}
