@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ActionBus needs on a Debian machine with Swift: libzmq (and pkg-config to find it).
-# With --test it also makes .venv-test, a Python venv with majortomo for the Majordomo interop test.
+# With --test it also makes .venv-test, a Python venv with majortomo (for the Majordomo interop test)
+# and kubernetes-validate, and installs systemd-analyze (both for scripts/check-deploy.sh).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,10 +29,12 @@ fi
 echo "setup: libzmq $(pkg-config --modversion libzmq), $(swift --version 2>&1 | head -n 1)"
 
 if [ "${1:-}" = "--test" ]; then
-    if ! .venv-test/bin/python -c 'import majortomo, six' >/dev/null 2>&1; then
+    # scripts/check-deploy.sh verifies the systemd units with systemd-analyze.
+    command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
+    if ! .venv-test/bin/python -c 'import majortomo, six, kubernetes_validate' >/dev/null 2>&1; then
         command -v python3 >/dev/null 2>&1 || apt_install python3
-        python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }
-        .venv-test/bin/pip install -q --disable-pip-version-check majortomo==0.2.0 six
+        [ -x .venv-test/bin/python ] || python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }
+        .venv-test/bin/pip install -q --disable-pip-version-check majortomo==0.2.0 six kubernetes-validate==1.37.0
     fi
     echo "setup: $(.venv-test/bin/python -c 'import majortomo, zmq; print("majortomo", majortomo.__version__ if hasattr(majortomo, "__version__") else "0.2.0", "pyzmq", zmq.__version__)')"
 fi

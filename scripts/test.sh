@@ -9,6 +9,9 @@ scripts/setup.sh --test
 export ACTIONBUS_PYTHON="$PWD/.venv-test/bin/python"
 export ACTIONBUS_REQUIRE_PYTHON=1
 
+echo "== deployment files (systemd-analyze, kubernetes-validate, compose)"
+scripts/check-deploy.sh
+
 echo "== wire codec fuzzing (libFuzzer, 30 s)"
 scripts/fuzz.sh 30
 

@@ -34,25 +34,13 @@ struct FeaturesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = logging.bootstrap(label: "actionbus.features", defaultLevel: .warning)
-        let client = try self.client.makeClient(logger: logger)
-        defer { Task { await client.close() } }
         var changes: [String: FeatureSwitch] = [:]
         for feature in disabled { changes[feature] = .off }
         for feature in enabled { changes[feature] = .on }
         for feature in cleared { changes[feature] = .cleared }
-        do {
+        try await client.run(label: "actionbus.features", logging: logging) { client in
             let report = try await client.features(switching: changes)
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                printLine(String(decoding: try encoder.encode(report), as: UTF8.self))
-            } else {
-                print(Self.table(report), terminator: "")
-            }
-        } catch let error as ActionBusError {
-            printError("error: \(error.message)")
-            throw ExitCode(2)
+            if json { try printJSON(report) } else { print(Self.table(report), terminator: "") }
         }
     }
 

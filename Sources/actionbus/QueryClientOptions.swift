@@ -1,5 +1,6 @@
 import ActionClient
 import ArgumentParser
+import Foundation
 import Logging
 
 /// What `stacks` and `stats` share: where the coordinator is, how long to wait, CURVE keys.
@@ -18,4 +19,27 @@ struct QueryClientOptions: ParsableArguments {
         configuration.curve = try curve.keys()
         return try ActionClient(configuration: configuration, logger: logger)
     }
+}
+
+extension QueryClientOptions {
+    /// Runs one query command: logging set up, a client made and closed, an ActionBus error
+    /// printed and turned into exit status 2.
+    func run(label: String, logging: LoggingOptions, _ body: (ActionClient) async throws -> Void) async throws {
+        let logger = logging.bootstrap(label: label, defaultLevel: .warning)
+        let client = try makeClient(logger: logger)
+        defer { Task { await client.close() } }
+        do {
+            try await body(client)
+        } catch let error as ActionBusError {
+            printError("error: \(error.message)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Prints `report` as one line of compact JSON with sorted keys.
+func printJSON(_ report: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    printLine(String(decoding: try encoder.encode(report), as: UTF8.self))
 }

@@ -15,21 +15,9 @@ struct QueuesCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = logging.bootstrap(label: "actionbus.queues", defaultLevel: .warning)
-        let client = try self.client.makeClient(logger: logger)
-        defer { Task { await client.close() } }
-        do {
+        try await client.run(label: "actionbus.queues", logging: logging) { client in
             let report = try await client.queues()
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                printLine(String(decoding: try encoder.encode(report), as: UTF8.self))
-            } else {
-                print(Self.table(report), terminator: "")
-            }
-        } catch let error as ActionBusError {
-            printError("error: \(error.message)")
-            throw ExitCode(2)
+            if json { try printJSON(report) } else { print(Self.table(report), terminator: "") }
         }
     }
 

@@ -21,10 +21,7 @@ struct StacksCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = logging.bootstrap(label: "actionbus.stacks", defaultLevel: .warning)
-        let client = try self.client.makeClient(logger: logger)
-        defer { Task { await client.close() } }
-        do {
+        try await client.run(label: "actionbus.stacks", logging: logging) { client in
             if let endSession {
                 let closed = try await client.endSession(endSession)
                 if json {
@@ -41,9 +38,6 @@ struct StacksCommand: AsyncParsableCommand {
             } else {
                 print(try ActionStacksReport(jsonData: Data(report)).text, terminator: "")
             }
-        } catch let error as ActionBusError {
-            printError("error: \(error.message)")
-            throw ExitCode(2)
         }
     }
 }

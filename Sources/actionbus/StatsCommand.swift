@@ -14,10 +14,7 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = logging.bootstrap(label: "actionbus.stats", defaultLevel: .warning)
-        let client = try self.client.makeClient(logger: logger)
-        defer { Task { await client.close() } }
-        do {
+        try await client.run(label: "actionbus.stats", logging: logging) { client in
             if json {
                 printLine(String(decoding: try await client.statisticsJSON(), as: UTF8.self))
             } else {
@@ -25,9 +22,6 @@ struct StatsCommand: AsyncParsableCommand {
                     printLine("\(name) \(value)")
                 }
             }
-        } catch let error as ActionBusError {
-            printError("error: \(error.message)")
-            throw ExitCode(2)
         }
     }
 }

@@ -8,20 +8,23 @@ struct OperationsTests {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])
         try bus.startWorker("w1", coordinator: coordinator, ["--credits", "2"])
-        // Two run (and sleep), three wait: one of them in a session.
-        let load = try bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--count", "4", "--concurrency", "4", "--coordinator", bus.clients])
-        let inSession = try bus.start("load-session", ["perform", "Clock.sleep", "--input", #"{"ms":10}"#, "--session", "ops-1", "--coordinator", bus.clients])
-
         func query(_ arguments: [String]) throws -> String {
             let process = try bus.start("query-\(UUID().uuidString.prefix(6))", arguments + ["--coordinator", bus.clients])
             try expect(process.waitForExit() == 0, "\(arguments) failed: \(process.stderr)")
             return process.stdout
         }
         var queues: [String: Any] = [:]
-        try expect(try waitUntil(interval: .milliseconds(200)) {
-            queues = try JSONSerialization.jsonObject(with: Data(try query(["queues", "--json"]).utf8)) as? [String: Any] ?? [:]
-            return queues["queued"] as? Int == 3 && queues["running"] as? Int == 2
-        }, "the queue never held 3 waiting and 2 running: \(queues)")
+        func queuesHold(queued: Int, running: Int) throws -> Bool {
+            try waitUntil(interval: .milliseconds(200)) {
+                queues = try JSONSerialization.jsonObject(with: Data(try query(["queues", "--json"]).utf8)) as? [String: Any] ?? [:]
+                return queues["queued"] as? Int == queued && queues["running"] as? Int == running
+            }
+        }
+        // Two run (and sleep), two wait; then one more waits, in a session.
+        let load = try bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":4000}"#, "--count", "4", "--concurrency", "4", "--coordinator", bus.clients])
+        try expect(try queuesHold(queued: 2, running: 2), "the queue never held 2 waiting and 2 running: \(queues)")
+        let inSession = try bus.start("load-session", ["perform", "Clock.sleep", "--input", #"{"ms":10}"#, "--session", "ops-1", "--coordinator", bus.clients])
+        try expect(try queuesHold(queued: 3, running: 2), "the queue never held 3 waiting and 2 running: \(queues)")
         let sleep = (queues["actions"] as? [[String: Any]])?.first { $0["action"] as? String == "Clock.sleep" }
         #expect(sleep?["queued"] as? Int == 3 && sleep?["running"] as? Int == 2 && sleep?["workers"] as? Int == 1)
         #expect((queues["sessions"] as? [[String: Any]])?.first?["session"] as? String == "ops-1")
