@@ -1,4 +1,6 @@
+import ActionCore
 import ActionTransport
+import ActionWire
 import Locking
 import Logging
 import ZeroMQ
@@ -62,6 +64,28 @@ public final class Coordinator: Sendable {
     /// The coordinator's counters, read on its I/O loop.
     public func statistics() async -> CoordinatorStatistics {
         await loop.read(CoordinatorStatistics()) { $0.core.statistics }
+    }
+
+    /// The registered workers (what `actionbus workers` shows), read on its I/O loop.
+    public func workers() async -> FleetWorkersReport {
+        await loop.read(FleetWorkersReport(workers: [])) { $0.core.workersReport(now: .now) }
+    }
+
+    /// What waits and runs per action (what `actionbus queues` shows), read on its I/O loop.
+    public func queues() async -> FleetQueuesReport {
+        await loop.read(FleetQueuesReport(actions: [], sessions: [], omittedSessions: 0, queued: 0, running: 0)) {
+            $0.core.queuesReport()
+        }
+    }
+
+    /// The features the workers serve and the fleet-wide switches, as JSON (FEATURES-REPLY's).
+    public func featuresJSON() async -> [UInt8] {
+        await loop.read(Array("{}".utf8)) { $0.core.featuresJSON() }
+    }
+
+    /// The open action stacks, of one session or all.
+    public func stacks(session: String? = nil) async -> ActionStacksReport {
+        await loop.read(ActionStacksReport(stacks: [])) { $0.core.stacksReport(session: session) }
     }
 
     /// Serves until the calling task is cancelled, then stops (committing the journal).

@@ -71,5 +71,10 @@ public struct CoordinatorConfiguration: Sendable {
     public var curve: CurveServerKeys?
 
     /// The defaults: loopback ports 5555, 5556 and 5557.
+    /// Record each outcome by action and result, and each request's time from acceptance to
+    /// outcome, through swift-metrics (`actionbus coordinator --http` turns it on and exports
+    /// them for Prometheus). Off, they cost nothing.
+    public var recordsMetrics = false
+
     public init() {}
 }

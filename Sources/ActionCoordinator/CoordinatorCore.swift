@@ -65,6 +65,8 @@ public final class CoordinatorCore {
     public let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
     /// Running counters; the gauges are filled in by ``statistics``.
     private var counters = CoordinatorStatistics()
+    /// Per-outcome metrics, when the configuration asks for them.
+    private let metrics: CoordinatorMetrics?
 
     /// Creates a core that answers through `outbox`.
     public init(
@@ -79,6 +81,7 @@ public final class CoordinatorCore {
         self.completed = CompletedOutcomes(
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes
         )
+        self.metrics = configuration.recordsMetrics ? CoordinatorMetrics() : nil
     }
 
     /// The counters, with the current gauges.
@@ -280,7 +283,7 @@ public final class CoordinatorCore {
 
     /// The FEATURES report: every feature the registered workers serve (its actions, how many
     /// workers serve it, its switch) and the switches of features no worker serves now.
-    private func featuresJSON() -> [UInt8] {
+    func featuresJSON() -> [UInt8] {
         var actionsByFeature: [String: Set<String>] = [:]
         var workersByFeature: [String: Int] = [:]
         for worker in workers.values {
@@ -305,7 +308,7 @@ public final class CoordinatorCore {
     }
 
     /// Every registered worker, by name.
-    private func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
+    func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
         FleetWorkersReport(workers: workers.values.map { worker in
             FleetWorkersReport.Worker(
                 name: worker.name, id: CoordinatorDriver.routingText(worker.id.routingID),
@@ -319,7 +322,7 @@ public final class CoordinatorCore {
 
     /// What waits and runs per action, and the sessions with the most waiting. Walks the queued
     /// and running requests once: a query for people, not for the hot path.
-    private func queuesReport() -> FleetQueuesReport {
+    func queuesReport() -> FleetQueuesReport {
         var queued: [String: Int] = [:], running: [String: Int] = [:], serving: [String: Int] = [:]
         var sessionDepths: [(session: String, depth: Int)] = []
         for (lane, queue) in lanes {
@@ -358,6 +361,11 @@ public final class CoordinatorCore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(report)).map { Array($0) } ?? Array("{}".utf8)
+    }
+
+    /// The open stacks of `session`, or of every session.
+    func stacksReport(session: String?) -> ActionStacksReport {
+        stacks.report(sessionName: session)
     }
 
     /// A stacks report as JSON, cut to the newest stacks that fit in one message (the report
@@ -1096,6 +1104,7 @@ public final class CoordinatorCore {
             )
         }
         counters.completed += 1
+        metrics?.finished(outcome, acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now)
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)
         publish(outcome)
@@ -1110,6 +1119,13 @@ public final class CoordinatorCore {
         counters.nestedPerforms += 1
         recordStack(outcome, now: now)
         publish(outcome)
+    }
+
+    /// When `pending` was accepted: its deadline less the timeout it was given.
+    private func acceptedAt(of pending: PendingRequest) -> ContinuousClock.Instant {
+        let asked: Duration = pending.timeoutMilliseconds == 0
+            ? configuration.defaultTimeout : .milliseconds(Int64(pending.timeoutMilliseconds))
+        return pending.deadline - min(asked, configuration.maxTimeout)
     }
 
     /// Publishes `outcome` under both its topics, numbered, when anyone subscribes.

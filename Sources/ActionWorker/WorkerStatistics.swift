@@ -1,5 +1,8 @@
 /// Counters a worker keeps.
 public struct WorkerStatistics: Sendable, Hashable, Codable {
+    /// Whether the coordinator has registered it now (WELCOME since its last READY): what a
+    /// readiness probe asks.
+    public var registered = false
     /// Requests received.
     public var received = 0
     /// Outcomes sent back.

@@ -1,4 +1,5 @@
 import ActionCoordinator
+import ActionOperations
 import ArgumentParser
 
 /// `actionbus coordinator`: the router, stack tracker and outcome stream.
@@ -16,6 +17,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var tuning: CoordinatorTuning
     @OptionGroup var journal: JournalOptions
     @OptionGroup var curve: CurveServerOptions
+    @OptionGroup var httpOptions: HTTPOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -33,8 +35,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the coordinator dies")
         }
+        let metrics = httpOptions.http.map { _ in HTTPOptions.bootstrapMetrics() }
+        configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, logger: logger)
-        try await untilTerminated { try await coordinator.run() }
+        let server = try httpOptions.http.map { address in
+            try OperationsServer(address: address, routes: CoordinatorOperations.routes(coordinator, metrics: metrics!), logger: logger)
+        }
+        try await untilTerminated { try await runAlongside(server) { try await coordinator.run() } }
         logger.info("coordinator stopped")
     }
 }

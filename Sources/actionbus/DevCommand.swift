@@ -1,4 +1,5 @@
 import ActionCoordinator
+import ActionOperations
 import ActionWorker
 import ArgumentParser
 import ExampleFeatures
@@ -23,11 +24,16 @@ struct DevCommand: AsyncParsableCommand {
     var outcomes = "tcp://127.0.0.1:5557"
     @OptionGroup var tuning: CoordinatorTuning
     @OptionGroup var journal: JournalOptions
+    @Option(help: ArgumentHelp("Serve the coordinator's /healthz, /readyz, /metrics and /api/... on HOST:PORT.", valueName: "host:port"))
+    var http = "127.0.0.1:8080"
+    @Flag(help: "Serve no HTTP.")
+    var noHTTP = false
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard credits >= 1 else { throw ValidationError("--credits must be at least 1") }
+        if !noHTTP { _ = try OperationsServer.parse(http) }
     }
 
     func run() async throws {
@@ -42,7 +48,12 @@ struct DevCommand: AsyncParsableCommand {
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the bus stops")
         }
+        let metrics = noHTTP ? nil : HTTPOptions.bootstrapMetrics()
+        configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, context: context, logger: logger)
+        let server = try metrics.map { metrics in
+            try OperationsServer(address: http, routes: CoordinatorOperations.routes(coordinator, metrics: metrics), logger: logger)
+        }
         var started: [Worker] = []
         for index in 1...workers {
             var workerConfiguration = WorkerConfiguration()
@@ -58,15 +69,18 @@ struct DevCommand: AsyncParsableCommand {
               clients  \(coordinator.endpoints.clients)
               workers  \(coordinator.endpoints.workers)
               outcomes \(coordinator.endpoints.outcomes)
+              http     \(server.map { "http://\($0.address)/metrics, /api/workers, /api/queues, /api/stacks" } ?? "off")
             Try, in another terminal:
               actionbus perform Echo.say --input '{"text":"hi"}'
             Press Ctrl-C to stop.
             """)
         try await untilTerminated {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await coordinator.run() }
-                for worker in workerSet { group.addTask { try await worker.run() } }
-                try await group.waitForAll()
+            try await runAlongside(server) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await coordinator.run() }
+                    for worker in workerSet { group.addTask { try await worker.run() } }
+                    try await group.waitForAll()
+                }
             }
         }
         logger.info("dev bus stopped")

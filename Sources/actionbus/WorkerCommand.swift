@@ -1,3 +1,4 @@
+import ActionOperations
 import ActionWorker
 import ArgumentParser
 import ExampleFeatures
@@ -19,6 +20,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a stopping worker (SIGTERM) lets running requests finish before it leaves.")
     var graceSeconds: Double = 30
     @OptionGroup var curve: CurveClientOptions
+    @OptionGroup var httpOptions: HTTPOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -36,7 +38,11 @@ struct WorkerCommand: AsyncParsableCommand {
         configuration.drainGrace = .milliseconds(Int64(graceSeconds * 1000))
         if let name { configuration.name = name }
         configuration.curve = try curve.keys()
+        let metrics = httpOptions.http.map { _ in HTTPOptions.bootstrapMetrics() }
         let worker = try Worker(catalog: ExampleApp.catalog, configuration: configuration, logger: logger)
-        try await untilTerminated { try await worker.run() }
+        let server = try httpOptions.http.map { address in
+            try OperationsServer(address: address, routes: WorkerOperations.routes(worker, metrics: metrics!), logger: logger)
+        }
+        try await untilTerminated { try await runAlongside(server) { try await worker.run() } }
     }
 }

@@ -43,6 +43,45 @@ struct OperationsTests {
         #expect(inSession.waitForExit(timeout: .seconds(30)) == 0, "\(inSession.stderr)")
     }
 
+    @Test func coordinatorAndWorkerServeHealthReadinessMetricsAndAPIs() throws {
+        let bus = try BusFixture()
+        let coordinatorHTTP = try freeLoopbackPort(), workerHTTP = try freeLoopbackPort()
+        let coordinator = try bus.startCoordinator(["--http", "127.0.0.1:\(coordinatorHTTP)"])
+        try expect(waitUntil { httpRequest(port: coordinatorHTTP, path: "/healthz")?.status == 200 }, "no /healthz: \(coordinator.stderr)")
+        #expect(httpRequest(port: coordinatorHTTP, path: "/readyz")?.status == 200)
+        let worker = try bus.start("w1", ["worker", "--coordinator", bus.workers, "--name", "w1", "--http", "127.0.0.1:\(workerHTTP)"])
+        try expect(waitUntil { httpRequest(port: workerHTTP, path: "/readyz")?.status == 200 }, "the worker never became ready: \(worker.stderr)")
+
+        let perform = try bus.perform("Echo.say", ["--input", #"{"text":"hi"}"#, "--count", "5"])
+        #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
+        _ = try bus.perform("Fault.fail", ["--input", #"{"message":"boom"}"#])
+
+        let metrics = try #require(httpRequest(port: coordinatorHTTP, path: "/metrics"))
+        #expect(metrics.status == 200)
+        for line in [
+            #"actionbus_outcomes_total{action="Echo.say",result="success"} 5"#,
+            #"actionbus_outcomes_total{action="Fault.fail",result="actionFailed"} 1"#,
+            "actionbus_accepted_total 6", "actionbus_workers 1.0", "actionbus_request_duration_seconds_count 6",
+            #"actionbus_worker_in_flight{worker="w1"} 0.0"#, #"actionbus_action_queued{action="Echo.say"} 0.0"#,
+        ] {
+            #expect(metrics.body.contains(line), "\(line) missing from /metrics:\n\(metrics.body)")
+        }
+        #expect(metrics.body.contains("actionbus_journal_commit_duration_seconds_bucket"))
+        let workerMetrics = try #require(httpRequest(port: workerHTTP, path: "/metrics"))
+        #expect(workerMetrics.body.contains(#"actionbus_worker_completed_total{worker="w1"} 6"#), "\(workerMetrics.body)")
+
+        let workers = try #require(httpRequest(port: coordinatorHTTP, path: "/api/workers"))
+        let listed = (try JSONSerialization.jsonObject(with: Data(workers.body.utf8)) as? [String: Any])?["workers"] as? [[String: Any]]
+        #expect(listed?.map { $0["name"] as? String } == ["w1"])
+        #expect(httpRequest(port: coordinatorHTTP, path: "/api/queues")?.body.contains(#""queued":0"#) == true)
+        // Bad requests get a 4xx with a message, never a crash.
+        let missing = try #require(httpRequest(port: coordinatorHTTP, path: "/api/nothing"))
+        #expect(missing.status == 404 && missing.body.contains("error"))
+        #expect(httpRequest("POST", port: coordinatorHTTP, path: "/metrics")?.status == 405)
+        #expect(httpRequest(port: coordinatorHTTP, path: "/api/stacks?session=%01")?.status == 400)
+        #expect(httpRequest(port: coordinatorHTTP, path: "/healthz")?.status == 200, "still serving")
+    }
+
     @Test func logsCanBeOneJSONObjectPerLine() throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])

@@ -84,7 +84,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
         }
         // Its recovery is read below, here, before the writer's thread ever touches it.
-        journalWriter = journalFile.map(JournalWriter.init(journal:))
+        journalWriter = journalFile.map { JournalWriter(journal: $0, recordsMetrics: configuration.recordsMetrics) }
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
         clients = try runtime.makeSocket(.router)

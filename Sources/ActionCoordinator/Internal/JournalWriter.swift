@@ -18,13 +18,16 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     private let journal: RequestJournal
+    /// Records each commit's duration through swift-metrics.
+    private let recordsMetrics: Bool
     private let queue = DispatchQueue(label: "actionbus.coordinator.journal")
     private let finished = Locked<[Finished]>([])
     /// Batches handed over and not yet taken back (loop thread only).
     private(set) var inFlight = 0
 
-    init(journal: RequestJournal) {
+    init(journal: RequestJournal, recordsMetrics: Bool = false) {
         self.journal = journal
+        self.recordsMetrics = recordsMetrics
     }
 
     /// Appends `records`, commits them, then makes `output` available to ``takeFinished()``
@@ -35,8 +38,10 @@ final class JournalWriter: @unchecked Sendable {
         queue.async { [self] in
             var failure: JournalError?
             do throws(JournalError) {
+                let started = ContinuousClock.now
                 for record in records { journal.append(record) }
                 try journal.commit()
+                if recordsMetrics { CoordinatorMetrics.journalCommitted(in: .now - started) }
             } catch {
                 failure = error
             }

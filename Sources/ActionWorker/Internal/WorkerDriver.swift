@@ -165,6 +165,7 @@ final class WorkerDriver: IOLoopDriver {
     private func reconnect() {
         logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(configuration.coordinatorEndpoint)"])
         statistics.reconnects += 1
+        statistics.registered = false
         runtime.unregister(socket)
         // Results still queued on the old connection get a moment to leave: the coordinator
         // may only have stalled, and then they still count.
@@ -221,8 +222,10 @@ final class WorkerDriver: IOLoopDriver {
                 case .heartbeat:
                     break
                 case .disconnect:
+                    statistics.registered = false
                     register()
                 case .welcome(let terms):
+                    statistics.registered = true
                     accept(terms)
                 case .endSession(let name):
                     endSession(name)

@@ -1,0 +1,69 @@
+import ActionCoordinator
+import ActionCore
+import ActionWire
+import Foundation
+
+/// The HTTP routes of a coordinator: `/healthz`, `/readyz`, `/metrics`, and the JSON APIs
+/// behind `actionbus workers`, `queues`, `stacks`, `features` and `stats`.
+public enum CoordinatorOperations {
+    /// The coordinator's counters that are gauges (a value now), not counts.
+    static let gauges: Set<String> = [
+        "workers", "sessions", "queued", "running", "outcomesOwed", "outcomesKept", "clients", "openStacks", "trackedSessions",
+    ]
+
+    /// The routes for `coordinator`, exporting through `metrics`.
+    public static func routes(_ coordinator: Coordinator, metrics: MetricsExport) -> [String: OperationsServer.Handler] {
+        [
+            "/healthz": { _ in .text("ok\n") },
+            // Ready once the journal is recovered and the sockets are bound: both happen before
+            // the coordinator exists, so a coordinator that answers on its loop is ready.
+            "/readyz": { _ in
+                let answered = await coordinator.statistics()
+                return answered.workers >= 0 ? .text("ready\n") : .error(503, "not ready")
+            },
+            "/metrics": { _ in
+                await export(coordinator, to: metrics)
+                return .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            },
+            "/api/stats": { _ in .json(json(await coordinator.statistics())) },
+            "/api/workers": { _ in .json(json(await coordinator.workers())) },
+            "/api/queues": { _ in .json(json(await coordinator.queues())) },
+            "/api/features": { _ in .json(await coordinator.featuresJSON()) },
+            "/api/stacks": { query in
+                let session = query["session"]
+                if let session {
+                    do {
+                        try WireName.check(session, field: "session", allowEmpty: true)
+                    } catch {
+                        return .error(400, "session: \((error as? WireError)?.message ?? "\(error)")")
+                    }
+                }
+                guard let report = try? await coordinator.stacks(session: session?.isEmpty == true ? nil : session).jsonData() else {
+                    return .error(500, "the stacks report could not be encoded")
+                }
+                return .json(Array(report))
+            },
+        ]
+    }
+
+    /// Everything `/metrics` shows beyond what the coordinator records as it works: its counters
+    /// and gauges, each worker's load, and each action's queue.
+    static func export(_ coordinator: Coordinator, to metrics: MetricsExport) async {
+        metrics.export(await coordinator.statistics(), prefix: "actionbus", gauges: gauges)
+        for worker in await coordinator.workers().workers {
+            let labels = [("worker", worker.name)]
+            metrics.gauge("actionbus_worker_in_flight", worker.inFlight, dimensions: labels)
+            metrics.gauge("actionbus_worker_credits", worker.credits, dimensions: labels)
+        }
+        for action in await coordinator.queues().actions {
+            metrics.gauge("actionbus_action_queued", action.queued, dimensions: [("action", action.action)])
+            metrics.gauge("actionbus_action_running", action.running, dimensions: [("action", action.action)])
+        }
+    }
+
+    static func json(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+    }
+}

@@ -1,0 +1,113 @@
+import FlyingFox
+import Foundation
+import Logging
+
+/// The HTTP side of a coordinator or a worker (`--http HOST:PORT`): `/healthz`, `/readyz`,
+/// `/metrics` for Prometheus, and JSON APIs. Off by default; it serves on its own tasks and
+/// reads the bus's state by asking the process's I/O loop, so it never touches a socket the
+/// loop owns.
+///
+/// FlyingFox rather than hummingbird: the server answers a scrape and a few API calls, and
+/// FlyingFox does that with Swift concurrency and plain sockets, without SwiftNIO's event loops
+/// beside the ZeroMQ threads, and builds in seconds (see docs/ARCHITECTURE.md).
+public final class OperationsServer: Sendable {
+    /// What a route answers: a status, a content type and a body.
+    public struct Reply: Sendable {
+        public var status: Int
+        public var contentType: String
+        public var body: Data
+
+        /// A JSON reply.
+        public static func json(_ body: [UInt8], status: Int = 200) -> Reply {
+            Reply(status: status, contentType: "application/json", body: Data(body))
+        }
+
+        /// A JSON error: `{"error":"..."}`.
+        public static func error(_ status: Int, _ message: String) -> Reply {
+            let encoded = (try? JSONEncoder().encode(["error": message])) ?? Data(#"{"error":"?"}"#.utf8)
+            return Reply(status: status, contentType: "application/json", body: encoded)
+        }
+
+        /// A plain-text reply.
+        public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Reply {
+            Reply(status: status, contentType: contentType, body: Data(text.utf8))
+        }
+    }
+
+    /// A route's handler: the request's query items, then its reply.
+    public typealias Handler = @Sendable (_ query: [String: String]) async -> Reply
+
+    private let server: HTTPServer
+    private let logger: Logger
+    /// Where it listens, as given (`HOST:PORT`).
+    public let address: String
+
+    /// Makes a server on `address` (`HOST:PORT`, an IPv4 address or `localhost`) answering GET
+    /// on `routes` (paths like `/metrics`); anything else gets 404 or 405 with a JSON message.
+    public init(address: String, routes: [String: Handler], logger: Logger) throws {
+        let (host, port) = try Self.parse(address)
+        self.address = address
+        self.logger = logger
+        server = HTTPServer(address: try .inet(ip4: host, port: port), logger: .disabled)
+        self.routes = routes
+    }
+
+    private let routes: [String: Handler]
+
+    /// Parses `HOST:PORT`.
+    public static func parse(_ address: String) throws -> (host: String, port: UInt16) {
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
+            throw OperationsError("--http takes HOST:PORT (e.g. 127.0.0.1:8080), not '\(address)'")
+        }
+        let host = String(address[..<colon])
+        return (host == "localhost" ? "127.0.0.1" : host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    /// Serves until the calling task is cancelled.
+    public func run() async throws {
+        let routes = self.routes
+        await server.appendRoute("*") { request in
+            guard let handler = routes[request.path] else {
+                return Self.response(.error(404, "no such path: \(request.path); try /healthz, /readyz, /metrics or /api/..."))
+            }
+            guard request.method == .GET || request.method == .HEAD else {
+                return Self.response(.error(405, "\(request.path) answers GET only"))
+            }
+            var query: [String: String] = [:]
+            for item in request.query { query[item.name] = item.value }
+            return Self.response(await handler(query))
+        }
+        logger.info("HTTP listening", metadata: ["http.address": "\(address)"])
+        try await server.run()
+    }
+
+    /// Waits until the server accepts connections.
+    public func waitUntilListening() async throws {
+        try await server.waitUntilListening()
+    }
+
+    private static func response(_ reply: Reply) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: HTTPStatusCode(reply.status, phrase: phrase(reply.status)),
+            headers: [.contentType: reply.contentType],
+            body: reply.body
+        )
+    }
+
+    private static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
+
+/// A misconfiguration of the HTTP side, said plainly.
+public struct OperationsError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
