@@ -12,9 +12,22 @@ public struct ActionBusError: Error, Sendable, Hashable, CustomStringConvertible
         self.message = message
     }
 
-    /// The client gave up waiting for an outcome.
+    /// The client gave up waiting for an outcome of a request, with the coordinator answering.
     public static func timedOut(_ requestID: String, after timeout: Duration) -> ActionBusError {
-        ActionBusError(code: "timedOut", message: "no outcome for \(requestID) within \(timeout); is the coordinator running?")
+        ActionBusError(
+            code: "timedOut",
+            message: "no outcome for \(requestID) within \(timeout): the coordinator answers, but no worker finished it in time "
+                + "(`actionbus workers` and `actionbus queues` show what runs and what waits)"
+        )
+    }
+
+    /// The client gave up waiting, and no coordinator ever answered it.
+    public static func unreachable(_ endpoint: String, after timeout: Duration) -> ActionBusError {
+        ActionBusError(
+            code: "timedOut",
+            message: "no coordinator answered at \(endpoint) within \(timeout): is `actionbus coordinator` running, "
+                + "and is \(endpoint) its clients endpoint?"
+        )
     }
 
     /// The client was closed with the request outstanding.

@@ -203,19 +203,16 @@ final class BenchLoad: Sendable {
         }
     }
 
-    /// Waits off the cooperative pool, printing a progress line each second when asked.
+    /// Waits off the cooperative pool, drawing a progress bar when asked.
     private func wait(for finished: DispatchSemaphore, requests: Int, started: ContinuousClock.Instant, progress: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { [self] in
-                while finished.wait(timeout: .now() + 1) == .timedOut {
-                    guard progress else { continue }
-                    let done = tally.withLock { $0.done }
-                    let seconds = (ContinuousClock.now - started).seconds
-                    FileHandle.standardError.write(Data(String(
-                        format: "\r%d/%d done, %.0f req/s   ", done, requests, Double(done) / max(seconds, 0.001)
-                    ).utf8))
+                var bar = ProgressBar(total: requests, json: !progress)
+                while finished.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+                    let (done, failures) = tally.withLock { ($0.done, $0.failures) }
+                    bar.update(done: done, failed: failures)
                 }
-                if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                bar.clear()
                 continuation.resume()
             }
         }

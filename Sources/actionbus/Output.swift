@@ -15,16 +15,17 @@ struct OutputBuffer {
     private var bytes: [UInt8] = []
     private let chunk = 64 << 10
 
+    /// Whether a chunk is ready to be written (the caller flushes, after clearing a progress bar).
+    var isFull: Bool { bytes.count >= chunk }
+
     mutating func append(_ line: String) {
         bytes.append(contentsOf: line.utf8)
         bytes.append(0x0A)
-        if bytes.count >= chunk { flush() }
     }
 
     mutating func append(_ line: [UInt8]) {
         bytes.append(contentsOf: line)
         bytes.append(0x0A)
-        if bytes.count >= chunk { flush() }
     }
 
     mutating func flush() {

@@ -58,6 +58,7 @@ struct PerformCommand: AsyncParsableCommand {
         // Buffered: a burst of a million outcomes is a few hundred writes, not a million. The
         // buffer is flushed whenever nothing else is outstanding, so a single perform prints at once.
         var output = OutputBuffer()
+        var progress = ProgressBar(total: count, json: json)
         func sendNext() {
             sent += 1
             let requestID = idempotencyKey.map { count == 1 ? $0 : "\($0)-\(sent)" }
@@ -79,13 +80,19 @@ struct PerformCommand: AsyncParsableCommand {
                 }
             case .failure(let error):
                 unanswered += 1
+                progress.clear()
                 output.flush()
                 printError("error: \(error.message)")
             }
             if sent < count { sendNext() }
-            if received == sent { output.flush() }
+            if received == sent || output.isFull {
+                progress.clear()
+                output.flush()
+            }
+            progress.update(done: received, failed: failed + unanswered)
             if received == count { break }
         }
+        progress.clear()
         output.flush()
         await client.close()
         if unanswered > 0 { throw ExitCode(2) }

@@ -120,7 +120,8 @@ struct DistributedBusTests {
         let bus = try BusFixture()
         let perform = try bus.perform("Echo.say", ["--input", #"{"text":"hi"}"#, "--timeout", "0.5"], timeout: .seconds(20))
         #expect(perform.process.terminationStatus == 2)
-        #expect(perform.stderr.contains("is the coordinator running?"))
+        #expect(perform.stderr.contains("no coordinator answered at \(bus.clients)"), "\(perform.stderr)")
+        #expect(perform.stderr.contains("is `actionbus coordinator` running"))
     }
 }
 

@@ -82,6 +82,14 @@ struct OperationsTests {
         #expect(httpRequest(port: coordinatorHTTP, path: "/healthz")?.status == 200, "still serving")
     }
 
+    @Test func aQueryWithoutACoordinatorSaysWhatFailedAndWhatToCheck() throws {
+        let bus = try BusFixture()
+        let query = try bus.start("workers", ["workers", "--timeout", "0.5", "--coordinator", bus.clients])
+        #expect(query.waitForExit(timeout: .seconds(20)) == 2)
+        #expect(query.stderr.contains("no coordinator answered at \(bus.clients) within 0.5 seconds"), "\(query.stderr)")
+        #expect(query.stderr.contains("is `actionbus coordinator` running"))
+    }
+
     @Test func logsCanBeOneJSONObjectPerLine() throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])

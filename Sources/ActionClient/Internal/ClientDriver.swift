@@ -134,8 +134,8 @@ final class ClientDriver: IOLoopDriver {
         queries[queryID] = deliver
         send(message)
         runtime.schedule(after: configuration.defaultTimeout) { [weak self] in
-            guard let deliver = self?.queries.removeValue(forKey: queryID) else { return }
-            deliver(.failure(ActionBusError(code: "timedOut", message: "no answer to the query; is the coordinator running?")))
+            guard let self, let deliver = self.queries.removeValue(forKey: queryID) else { return }
+            deliver(.failure(.unreachable(self.configuration.coordinatorEndpoint, after: self.configuration.defaultTimeout)))
         }
     }
 
@@ -202,7 +202,9 @@ final class ClientDriver: IOLoopDriver {
             switch timer.kind {
             case .deadline:
                 settle(call.request.requestID)
-                call.deliver(.failure(.timedOut(call.request.requestID, after: call.timeout)))
+                call.deliver(.failure(coordinatorInstance == nil
+                    ? .unreachable(configuration.coordinatorEndpoint, after: call.timeout)
+                    : .timedOut(call.request.requestID, after: call.timeout)))
             case .lastChance:
                 lastChance(call, now: now)
                 timers.insert(ClientTimer(at: call.deadline, call: call, kind: .deadline))
