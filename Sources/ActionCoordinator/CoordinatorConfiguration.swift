@@ -71,6 +71,11 @@ public struct CoordinatorConfiguration: Sendable {
     public var curve: CurveServerKeys?
 
     /// The defaults: loopback ports 5555, 5556 and 5557.
+    /// How long a Majordomo worker may be silent while it runs a request (its protocol sends no
+    /// heartbeats from inside the work) before it is declared dead and the request requeued; an
+    /// idle one is judged by its heartbeats (RFC 7's 2.5 s × 3).
+    public var majordomoBusyTimeout: Duration = .seconds(60)
+
     /// Record each outcome by action and result, and each request's time from acceptance to
     /// outcome, through swift-metrics (`actionbus coordinator --http` turns it on and exports
     /// them for Prometheus). Off, they cost nothing.

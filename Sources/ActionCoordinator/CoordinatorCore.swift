@@ -312,7 +312,7 @@ public final class CoordinatorCore {
         FleetWorkersReport(workers: workers.values.map { worker in
             FleetWorkersReport.Worker(
                 name: worker.name, id: CoordinatorDriver.routingText(worker.id.routingID),
-                protocolName: worker.expiry == nil ? "ABP/\(WireHeader.version)" : "MDP/0.1",
+                protocolName: worker.protocolName ?? "ABP/\(WireHeader.version)",
                 actions: worker.actions.sorted(), credits: worker.credits, inFlight: worker.inFlight.count,
                 sessions: worker.sessions.count, lastHeardMs: Int((now - worker.lastHeard) / .milliseconds(1)),
                 draining: worker.isDraining, unreachable: worker.isUnreachable
@@ -599,9 +599,11 @@ public final class CoordinatorCore {
     /// An MDP/0.1 (RFC 7) worker's READY: it serves one action, takes one request at a time
     /// (the protocol has no credits) and is judged by RFC 7's heartbeat, or the coordinator's
     /// when that is longer.
-    public func registerMajordomoWorker(_ id: WorkerID, service: String, name: String, now: ContinuousClock.Instant) {
+    public func registerMajordomoWorker(
+        _ id: WorkerID, service: String, name: String, protocolName: String = "MDP/0.1", now: ContinuousClock.Instant
+    ) {
         let expiry = max(Self.majordomoWorkerExpiry, configuration.heartbeatInterval * configuration.heartbeatLiveness)
-        register(id, WorkerRegistration(name: name, credits: 1, actions: [service]), expiry: expiry, now: now)
+        register(id, WorkerRegistration(name: name, credits: 1, actions: [service]), expiry: expiry, protocolName: protocolName, now: now)
     }
 
     /// An MDP/0.1 worker's REPLY to the request it was sent as `requestID` (its "client
@@ -625,9 +627,13 @@ public final class CoordinatorCore {
         )), from: id, now: now)
     }
 
-    private func register(_ id: WorkerID, _ registration: WorkerRegistration, expiry: Duration? = nil, now: ContinuousClock.Instant) {
+    private func register(
+        _ id: WorkerID, _ registration: WorkerRegistration, expiry: Duration? = nil, protocolName: String? = nil,
+        now: ContinuousClock.Instant
+    ) {
         let record = WorkerRecord(id: id, registration: registration, now: now)
         record.expiry = expiry
+        record.protocolName = protocolName
         if let existing = workers[id] {
             // The same worker registering again (it answered DISCONNECTs, it reconnected under
             // its stable routing id, or its actions changed) is the same process: what it runs
@@ -743,7 +749,12 @@ public final class CoordinatorCore {
     public func tick(now: ContinuousClock.Instant) {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
         for (id, worker) in workers {
-            if now - worker.lastHeard > worker.expiry ?? expiry {
+            // A Majordomo worker sends nothing while its code runs a request (neither RFC 7 nor
+            // RFC 18 heartbeats from inside the work): its silence counts once that request's
+            // deadline has passed, or after `majordomoBusyTimeout`, whichever comes first.
+            let busyMajordomo = worker.expiry != nil && now - worker.lastHeard < configuration.majordomoBusyTimeout
+                && worker.inFlight.requests.contains { !$0.isFinished && now < $0.deadline }
+            if now - worker.lastHeard > worker.expiry ?? expiry, !busyMajordomo {
                 counters.workersExpired += 1
                 logger.warning("worker lost", metadata: [
                     "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)", "worker.reason": "heartbeats stopped",

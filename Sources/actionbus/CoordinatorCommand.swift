@@ -71,8 +71,12 @@ struct CoordinatorTuning: ParsableArguments {
     @Option(help: "Seconds a session with nothing queued or running keeps its worker before it is unpinned.")
     var sessionIdleSeconds: Double = 300
 
+    @Option(help: "Seconds a Majordomo worker may be silent while it runs a request before it is declared dead (its request is requeued).")
+    var majordomoBusySeconds: Double = 60
+
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
+        configuration.majordomoBusyTimeout = .milliseconds(Int64(majordomoBusySeconds * 1000))
         configuration.maxQueued = maxQueued
         configuration.maxQueuedPerClient = maxQueuedPerClient
         configuration.maxTimeout = .milliseconds(Int64(maxTimeout * 1000))
@@ -89,10 +93,10 @@ struct CoordinatorTuning: ParsableArguments {
 
     func validate() throws {
         guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
-              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0 else {
+              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0, majordomoBusySeconds > 0 else {
             throw ValidationError("""
                 --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \
-                --max-timeout, --stack-idle-seconds and --session-idle-seconds must be positive; --no-worker-grace must not be negative
+                --max-timeout, --stack-idle-seconds, --session-idle-seconds and --majordomo-busy-seconds must be positive; --no-worker-grace must not be negative
                 """)
         }
     }

@@ -98,7 +98,10 @@ struct MajordomoTests {
     @Test func badRFC7WorkerMessagesAreRejected() {
         let cases: [([[UInt8]], WireError.Code)] = [
             ([[], Self.workerV01, [0x02], Array("c".utf8), [], Self.body], .unknownCommand),  // REQUEST is the broker's
-            ([[], Array("MDPW02".utf8), [0x01], Self.service], .unsupportedVersion),
+            ([[], Array("MDPW03".utf8), [0x01], Self.service], .unsupportedVersion),
+            ([[], Array("MDPW02".utf8), [0x03], Array("c".utf8)], .truncated),                // PARTIAL without its empty frame
+            ([[], Array("MDPW02".utf8), [0x02], Array("c".utf8), [], Self.body], .unknownCommand),  // REQUEST is the broker's
+            ([[], Array("MDPW02".utf8), [0x05], []], .extraFrames),
             ([[], Self.workerV01], .truncated),
             ([[], Self.workerV01, [0x01]], .truncated),
             ([[], Self.workerV01, [0x01], Self.service, Self.service], .extraFrames),
@@ -110,6 +113,28 @@ struct MajordomoTests {
             let error = #expect(throws: WireError.self) { try MajordomoWorkerMessage.decode(WireFrameList([[0xAA]] + frames), at: 1) }
             #expect(error?.code == code, "\(frames)")
         }
+    }
+
+    @Test func rfc18WorkerCommands() throws {
+        let v02 = Array("MDPW02".utf8)
+        func decode(_ frames: [[UInt8]]) throws -> MajordomoWorkerMessage {
+            try MajordomoWorkerMessage.decode(WireFrameList([[0xAA]] + frames), at: 1)
+        }
+        #expect(try decode([[], v02, [0x01], Self.service]) == .ready(service: "Echo.say"))
+        #expect(try decode([[], v02, [0x04], Array("c1:7".utf8), [], Self.body]) == .reply(clientAddress: Array("c1:7".utf8), body: [Self.body]))
+        #expect(try decode([[], v02, [0x03], Array("c1:7".utf8), [], Self.body]) == .partial(clientAddress: Array("c1:7".utf8)))
+        #expect(try decode([[], v02, [0x05]]) == .heartbeat)
+        #expect(try decode([[], v02, [0x06]]) == .disconnect)
+        #expect(MajordomoWorkerMessage.version(WireFrameList([[0xAA], [], v02, [0x05]]), at: 1) == .v02)
+        var request = WireFrameList()
+        MajordomoWorkerMessage.encodeRequest(clientAddress: "c1:7", body: Self.body, version: .v02, into: &request)
+        #expect(request.frames == [[], v02, [0x02], Array("c1:7".utf8), [], Self.body])
+        var heartbeat = WireFrameList()
+        MajordomoWorkerMessage.encodeHeartbeat(version: .v02, into: &heartbeat)
+        #expect(heartbeat.frames == [[], v02, [0x05]])
+        var disconnect = WireFrameList()
+        MajordomoWorkerMessage.encodeDisconnect(version: .v02, into: &disconnect)
+        #expect(disconnect.frames == [[], v02, [0x06]])
     }
 
     @Test func badMajordomoRequestsAreRejected() {

@@ -47,4 +47,53 @@ struct MajordomoInteropTests {
         #expect((reply?["output"] as? [String: Any])?["text"] as? String == "hi from majortomo")
         #expect(reply?["worker"] as? String == "w1")
     }
+
+    /// The example worker in Examples/python: majortomo's MDP/0.2 `Worker`, unmodified.
+    static let exampleWorker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/python/majortomo_worker.py").path
+
+    @Test(.enabled(if: python != nil || ProcessInfo.processInfo.environment["ACTIONBUS_REQUIRE_PYTHON"] != nil,
+                   "needs majortomo: run scripts/test.sh, or set ACTIONBUS_PYTHON"))
+    func aMajortomoWorkerServesAnActionAndItsDeathRequeuesItsRequest() throws {
+        let python = try #require(Self.python, "ACTIONBUS_REQUIRE_PYTHON is set but no Python with majortomo was found")
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--majordomo-busy-seconds", "2"])
+        let first = try bus.startProgram("py-1", python.path, ["-u", Self.exampleWorker, bus.workers, "Legacy.upper"])
+        try expect(waitUntil { coordinator.stderr.contains("worker.name=mdp02-") && coordinator.stderr.contains("worker registered") },
+                   "the majortomo worker did not register: \(first.stderr) \(coordinator.stderr)")
+
+        // Served like any action: by `actionbus perform`, into the stream and the stacks.
+        let subscriber = try bus.start("subscriber", ["subscribe", "--action", "Legacy.upper", "--json", "--limit", "1", "--outcomes", bus.outcomes])
+        try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "subscriber did not subscribe: \(subscriber.stderr)")
+        let perform = try bus.perform("Legacy.upper", ["--input", #"{"text":"hi"}"#, "--session", "py-1", "--json"])
+        #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
+        let outcome = try #require(try OutcomeLine.parse(perform.stdoutLines).first)
+        #expect(outcome.output?["text"]?.string == "HI")
+        #expect(outcome.worker.hasPrefix("mdp02-"))
+        #expect(subscriber.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(subscriber.stdout.contains(#""action":"Legacy.upper""#), "\(subscriber.stdout)")
+        let stacks = try bus.start("stacks", ["stacks", "--session", "py-1", "--json", "--coordinator", bus.clients])
+        #expect(stacks.waitForExit() == 0)
+        #expect(stacks.stdout.contains("Legacy.upper"), "\(stacks.stdout)")
+        let workers = try bus.start("workers", ["workers", "--json", "--coordinator", bus.clients])
+        #expect(workers.waitForExit() == 0)
+        #expect(workers.stdout.contains(#""protocol":"MDP/0.2""#), "\(workers.stdout)")
+
+        // It dies holding a request: after its silence, the request runs on another worker, once.
+        let slow = try bus.start("slow", ["perform", "Legacy.upper", "--input", #"{"text":"again","sleep":6}"#, "--json",
+                                          "--timeout", "60", "--coordinator", bus.clients])
+        try expect(waitUntil {
+            let queues = try? bus.start("queues-\(UUID().uuidString.prefix(4))", ["queues", "--json", "--coordinator", bus.clients])
+            _ = queues?.waitForExit()
+            return queues?.stdout.contains(#""running":1"#) == true
+        }, "the slow request never started")
+        first.signal(SIGKILL)
+        _ = first.waitForExit(timeout: .seconds(5))
+        try bus.startProgram("py-2", python.path, ["-u", Self.exampleWorker, bus.workers, "Legacy.upper"])
+        // The second worker gets the request again (with its sleep): its outcome is the proof.
+        #expect(slow.waitForExit(timeout: .seconds(90)) == 0, "\(slow.stderr)")
+        let again = try #require(try OutcomeLine.parse(slow.stdoutLines).first)
+        #expect(again.output?["text"]?.string == "AGAIN")
+        #expect(coordinator.stderr.contains("worker lost"), "the dead worker was declared lost")
+    }
 }

@@ -61,11 +61,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers a send failed to in the batch being handled.
     private var unreachableThisBatch: Set<WorkerID> = []
-    /// Registered workers that speak MDP/0.1 (RFC 7) rather than ABP.
-    private var majordomoWorkers: Set<WorkerID> = []
-    /// The MDP/0.1 peer whose message is being handled: what the core answers it (DISCONNECT to
-    /// an unknown worker) is framed as RFC 7 says, without keeping anything for it.
-    private var majordomoSender: WorkerID?
+    /// Registered workers that speak Majordomo (MDP/0.1, RFC 7, or MDP/0.2, RFC 18) rather than ABP.
+    private var majordomoWorkers: [WorkerID: MajordomoWorkerVersion] = [:]
+    /// The Majordomo peer whose message is being handled: what the core answers it (DISCONNECT
+    /// to an unknown worker) is framed in its version, without keeping anything for it.
+    private var majordomoSender: (id: WorkerID, version: MajordomoWorkerVersion)?
     /// The run of events being gathered for each kind of topic: action-first, session-first.
     private let eventRuns = [GatheredRecords<OutcomeEvent>(), GatheredRecords<OutcomeEvent>()]
     private var eventRunTopics: [[UInt8]] = [[], []]
@@ -423,7 +423,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 handleMajordomoWorker(id)
                 continue
             }
-            if !majordomoWorkers.isEmpty { majordomoWorkers.remove(id) }
+            if !majordomoWorkers.isEmpty { majordomoWorkers[id] = nil }
             do {
                 let message = try WorkerMessage.decode(incoming, at: 1, limits: limits)
                 core.received(message, from: id, now: .now)
@@ -446,9 +446,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    /// An MDP/0.1 (RFC 7) worker: from here on, what goes to it is framed as RFC 7 says.
+    /// A Majordomo worker (MDP/0.1, RFC 7, or MDP/0.2, RFC 18): from here on, what goes to it is
+    /// framed in its version.
     private func handleMajordomoWorker(_ id: WorkerID) {
-        majordomoSender = id
+        let version = MajordomoWorkerMessage.version(incoming, at: 1)
+        majordomoSender = version.map { (id, $0) }
         defer { majordomoSender = nil }
         let message: MajordomoWorkerMessage
         do {
@@ -460,22 +462,29 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             // registers again (a registered one leaves first: what it holds is requeued, not
             // counted against it). Another MDPW version cannot be answered in its own terms.
             if error.code != .unsupportedVersion {
-                if majordomoWorkers.contains(id) { core.received(.disconnect, from: id, now: .now) }
+                if majordomoWorkers[id] != nil { core.received(.disconnect, from: id, now: .now) }
                 _ = transmit(.disconnect, to: id)
             }
             return
         }
+        guard let version else { return }
         let now = ContinuousClock.now
         switch message {
         case .ready(let service):
             if !service.contains(".") {
-                logger.warning("an MDP/0.1 worker serves a service that is not an action name (Feature.action); no request will reach it",
-                               metadata: ["worker.id": "\(id)", "worker.service": "\(service)"])
+                logger.warning("a Majordomo worker serves a service that is not an action name (Feature.action); no request will reach it",
+                               metadata: ["worker.id": "\(id)", "worker.service": "\(service)", "worker.protocol": "\(version.name)"])
             }
-            majordomoWorkers.insert(id)
-            core.registerMajordomoWorker(id, service: service, name: Self.majordomoWorkerName(id.routingID), now: now)
+            majordomoWorkers[id] = version
+            core.registerMajordomoWorker(
+                id, service: service, name: Self.majordomoWorkerName(id.routingID, version: version), protocolName: version.name, now: now
+            )
         case .reply(let clientAddress, let body):
             core.receivedMajordomoReply(requestID: String(decoding: clientAddress, as: UTF8.self), body: body, from: id, now: now)
+        case .partial:
+            // Part of an answer: an outcome has one output, so only the FINAL counts; this one
+            // says the worker is alive.
+            core.received(.heartbeat, from: id, now: now)
         case .heartbeat:
             core.received(.heartbeat, from: id, now: now)
         case .disconnect:
@@ -483,9 +492,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    /// `mdp01-` and the routing id as text.
-    static func majordomoWorkerName(_ routingID: [UInt8]) -> String {
-        "mdp01-" + routingText(routingID)
+    /// `mdp01-` or `mdp02-` and the routing id as text.
+    static func majordomoWorkerName(_ routingID: [UInt8], version: MajordomoWorkerVersion = .v01) -> String {
+        (version == .v01 ? "mdp01-" : "mdp02-") + routingText(routingID)
     }
 
     /// A routing id as text for names: hex, or `h` and a hash when long (a name has at most 255
@@ -660,7 +669,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func withdrawRequests(to worker: WorkerID) -> [String] {
-        majordomoWorkers.remove(worker)
+        majordomoWorkers[worker] = nil
         // What already failed to leave for it is no longer the core's to take back.
         undeliveredRequests.removeAll { $0.worker == worker }
         return requestBatches.removeValue(forKey: worker)?.records.map(\.requestID) ?? []
@@ -688,7 +697,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         // An MDP/0.1 worker takes one request a message.
-        let maxRecords = majordomoWorkers.contains(worker) ? 1 : WireBatching.maxRecords
+        let maxRecords = majordomoWorkers[worker] != nil ? 1 : WireBatching.maxRecords
         for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.record.count }) {
             let instruction: WorkerInstruction = run.count == 1 ? .packedRequest(requests[run.lowerBound]) : .packedRequests(Array(requests[run]))
             guard transmit(instruction, to: worker) else {
@@ -700,7 +709,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func transmit(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        if worker == majordomoSender || majordomoWorkers.contains(worker) { return transmitMajordomo(instruction, to: worker) }
+        if let version = majordomoWorkers[worker] ?? (majordomoSender?.id == worker ? majordomoSender?.version : nil) {
+            return transmitMajordomo(instruction, to: worker, version: version)
+        }
         outgoing.removeAll()
         outgoing.append(worker.routingID)
         instruction.encode(into: &outgoing)
@@ -713,10 +724,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    /// An instruction in RFC 7's terms: REQUEST with the request id as the client address (the
-    /// worker echoes it in its REPLY), HEARTBEAT, DISCONNECT. RFC 7 has no WELCOME or CANCEL:
-    /// the worker keeps RFC 7's heartbeat, and a cancelled request's reply is discarded.
-    private func transmitMajordomo(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
+    /// An instruction in Majordomo's terms: REQUEST with the request id as the client address
+    /// (the worker echoes it in its reply), HEARTBEAT, DISCONNECT. Majordomo has no WELCOME or
+    /// CANCEL (nor END-SESSION, SWITCHES, REPORTING): the worker keeps its own heartbeat, and a
+    /// cancelled request's reply is discarded.
+    private func transmitMajordomo(_ instruction: WorkerInstruction, to worker: WorkerID, version: MajordomoWorkerVersion) -> Bool {
         // The request id and the input are all RFC 7 carries; a packed record is read in place.
         let requests: [(requestID: String, input: ArraySlice<UInt8>)]
         switch instruction {
@@ -729,16 +741,16 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             outgoing.removeAll()
             outgoing.append(worker.routingID)
             if instruction == .heartbeat {
-                MajordomoWorkerMessage.encodeHeartbeat(into: &outgoing)
+                MajordomoWorkerMessage.encodeHeartbeat(version: version, into: &outgoing)
             } else {
-                MajordomoWorkerMessage.encodeDisconnect(into: &outgoing)
+                MajordomoWorkerMessage.encodeDisconnect(version: version, into: &outgoing)
             }
             return (try? workers.send(outgoing, options: .dontWait)) != nil
         }
         for request in requests {
             outgoing.removeAll()
             outgoing.append(worker.routingID)
-            MajordomoWorkerMessage.encodeRequest(clientAddress: request.requestID, body: request.input, into: &outgoing)
+            MajordomoWorkerMessage.encodeRequest(clientAddress: request.requestID, body: request.input, version: version, into: &outgoing)
             guard (try? workers.send(outgoing, options: .dontWait)) != nil else { return false }
         }
         return true

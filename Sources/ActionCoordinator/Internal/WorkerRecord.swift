@@ -25,6 +25,8 @@ final class WorkerRecord {
     /// How long it may be silent before it counts as dead, when not the coordinator's own
     /// (an MDP/0.1 worker keeps RFC 7's heartbeat: 3 × 2.5 s).
     var expiry: Duration?
+    /// A Majordomo worker's protocol (`MDP/0.1`, `MDP/0.2`); `nil` for an ActionBus worker.
+    var protocolName: String?
 
     var freeCredits: Int { isDraining || isUnreachable ? 0 : credits - inFlight.count }
 
