@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what ActionBus needs on a Debian machine with Swift: libzmq (and pkg-config to find it).
-# With --test it also makes .venv-test, a Python venv with majortomo (for the Majordomo interop test)
-# and kubernetes-validate, and installs systemd-analyze (both for scripts/check-deploy.sh).
+# With --test it also makes .venv-test, a Python venv with majortomo (the Majordomo interop tests),
+# kubernetes-validate (scripts/check-deploy.sh) and websocket-client (the dashboard test), and
+# installs systemd-analyze and chromium.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,12 +30,14 @@ fi
 echo "setup: libzmq $(pkg-config --modversion libzmq), $(swift --version 2>&1 | head -n 1)"
 
 if [ "${1:-}" = "--test" ]; then
-    # scripts/check-deploy.sh verifies the systemd units with systemd-analyze.
+    # scripts/check-deploy.sh verifies the systemd units with systemd-analyze; the dashboard test
+    # drives Debian's chromium.
     command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
-    if ! .venv-test/bin/python -c 'import majortomo, six, kubernetes_validate' >/dev/null 2>&1; then
+    command -v chromium >/dev/null 2>&1 || apt_install chromium
+    if ! .venv-test/bin/python -c 'import majortomo, six, kubernetes_validate, websocket' >/dev/null 2>&1; then
         command -v python3 >/dev/null 2>&1 || apt_install python3
         [ -x .venv-test/bin/python ] || python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }
-        .venv-test/bin/pip install -q --disable-pip-version-check majortomo==0.2.0 six kubernetes-validate==1.37.0
+        .venv-test/bin/pip install -q --disable-pip-version-check majortomo==0.2.0 six kubernetes-validate==1.37.0 websocket-client==1.9.2
     fi
     echo "setup: $(.venv-test/bin/python -c 'import majortomo, zmq; print("majortomo", majortomo.__version__ if hasattr(majortomo, "__version__") else "0.2.0", "pyzmq", zmq.__version__)')"
 fi

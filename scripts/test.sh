@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 
-# The Majordomo interop test must run here, not skip quietly.
+# The Majordomo interop tests must run here, not skip quietly.
 export ACTIONBUS_PYTHON="$PWD/.venv-test/bin/python"
 export ACTIONBUS_REQUIRE_PYTHON=1
+# So must the dashboard test in a real browser.
+export ACTIONBUS_REQUIRE_BROWSER=1
 
 echo "== deployment files (systemd-analyze, kubernetes-validate, compose)"
 scripts/check-deploy.sh

@@ -88,6 +88,22 @@ public final class Coordinator: Sendable {
         await loop.read(ActionStacksReport(stacks: [])) { $0.core.stacksReport(session: session) }
     }
 
+    /// Every outcome the coordinator publishes from now on (what a subscriber to everything
+    /// gets, in process: the dashboard's live tail), keeping the newest `buffer` when the reader
+    /// falls behind. Stop iterating to stop it.
+    public func outcomeFeed(buffer: Int = 1_000) -> AsyncStream<WireOutcome> {
+        let (stream, continuation) = AsyncStream<WireOutcome>.makeStream(bufferingPolicy: .bufferingNewest(buffer))
+        let id = Locked<Int?>(nil)
+        let loop = self.loop
+        continuation.onTermination = { _ in
+            loop.execute { driver, _ in if let feed = id.withLock({ $0 }) { driver.removeOutcomeFeed(feed) } }
+        }
+        if !loop.execute({ driver, _ in id.withLock { $0 = driver.addOutcomeFeed(continuation) } }) {
+            continuation.finish()
+        }
+        return stream
+    }
+
     /// Serves until the calling task is cancelled, then stops (committing the journal).
     ///
     /// - Throws: the ``ActionJournal/JournalError`` that made the coordinator stop on its own:

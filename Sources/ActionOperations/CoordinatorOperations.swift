@@ -2,6 +2,7 @@ import ActionCoordinator
 import ActionCore
 import ActionWire
 import Foundation
+import Logging
 
 /// The HTTP routes of a coordinator: `/healthz`, `/readyz`, `/metrics`, and the JSON APIs
 /// behind `actionbus workers`, `queues`, `stacks`, `features` and `stats`.
@@ -10,6 +11,35 @@ public enum CoordinatorOperations {
     static let gauges: Set<String> = [
         "workers", "sessions", "queued", "running", "outcomesOwed", "outcomesKept", "clients", "openStacks", "trackedSessions",
     ]
+
+    /// The HTTP server of `coordinator` on `address`: the dashboard at `/`, its live tail, the
+    /// probes, `/metrics` and the JSON APIs.
+    public static func server(_ coordinator: Coordinator, address: String, metrics: MetricsExport, logger: Logger) throws -> OperationsServer {
+        let tail = OutcomeTail()
+        var routes = routes(coordinator, metrics: metrics)
+        routes["/"] = { _ in .text(DashboardPage.html, contentType: "text/html; charset=utf-8") }
+        routes["/api/outcomes"] = { query in
+            var limit = 200
+            if let given = query["limit"] {
+                guard let number = Int(given), (1...tail.capacity).contains(number) else {
+                    return .error(400, "limit must be a whole number from 1 to \(tail.capacity), not '\(given)'")
+                }
+                limit = number
+            }
+            let outcomes = tail.recent(feature: query["feature"], action: query["action"], session: query["session"], limit: limit)
+            var body = Array(#"{"outcomes":["#.utf8)
+            for (index, outcome) in outcomes.enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                body.append(contentsOf: OutcomeJSON.encode(outcome))
+            }
+            body.append(contentsOf: Array("]}".utf8))
+            return .json(body)
+        }
+        return try OperationsServer(
+            address: address, routes: routes, webSockets: ["/api/live": tail],
+            background: [{ await tail.run(feed: coordinator.outcomeFeed()) }], logger: logger
+        )
+    }
 
     /// The routes for `coordinator`, exporting through `metrics`.
     public static func routes(_ coordinator: Coordinator, metrics: MetricsExport) -> [String: OperationsServer.Handler] {

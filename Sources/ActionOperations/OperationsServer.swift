@@ -43,16 +43,25 @@ public final class OperationsServer: Sendable {
     public let address: String
 
     /// Makes a server on `address` (`HOST:PORT`, an IPv4 address or `localhost`) answering GET
-    /// on `routes` (paths like `/metrics`); anything else gets 404 or 405 with a JSON message.
-    public init(address: String, routes: [String: Handler], logger: Logger) throws {
+    /// on `routes` (paths like `/metrics`), and WebSocket upgrades on `webSockets`' paths;
+    /// anything else gets 404 or 405 with a JSON message.
+    public init(
+        address: String, routes: [String: Handler], webSockets: [String: any WSMessageHandler] = [:],
+        background: [@Sendable () async -> Void] = [], logger: Logger
+    ) throws {
+        self.background = background
         let (host, port) = try Self.parse(address)
         self.address = address
         self.logger = logger
         server = HTTPServer(address: try .inet(ip4: host, port: port), logger: .disabled)
         self.routes = routes
+        self.webSockets = webSockets
     }
 
     private let routes: [String: Handler]
+    private let webSockets: [String: any WSMessageHandler]
+    /// Work that runs while the server does (the dashboard's tail reading the outcome feed).
+    private let background: [@Sendable () async -> Void]
 
     /// Parses `HOST:PORT`.
     public static func parse(_ address: String) throws -> (host: String, port: UInt16) {
@@ -66,6 +75,9 @@ public final class OperationsServer: Sendable {
     /// Serves until the calling task is cancelled.
     public func run() async throws {
         let routes = self.routes
+        for (path, handler) in webSockets {
+            await server.appendRoute(HTTPRoute("GET \(path)"), to: .webSocket(handler))
+        }
         await server.appendRoute("*") { request in
             guard let handler = routes[request.path] else {
                 return Self.response(.error(404, "no such path: \(request.path); try /healthz, /readyz, /metrics or /api/..."))
@@ -78,7 +90,13 @@ public final class OperationsServer: Sendable {
             return Self.response(await handler(query))
         }
         logger.info("HTTP listening", metadata: ["http.address": "\(address)"])
-        try await server.run()
+        let server = self.server
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for work in background { group.addTask { await work() } }
+            group.addTask { try await server.run() }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
     }
 
     /// Waits until the server accepts connections.

@@ -39,7 +39,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, logger: logger)
         let server = try httpOptions.http.map { address in
-            try OperationsServer(address: address, routes: CoordinatorOperations.routes(coordinator, metrics: metrics!), logger: logger)
+            try CoordinatorOperations.server(coordinator, address: address, metrics: metrics!, logger: logger)
         }
         try await untilTerminated { try await runAlongside(server) { try await coordinator.run() } }
         logger.info("coordinator stopped")

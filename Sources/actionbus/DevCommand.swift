@@ -52,7 +52,7 @@ struct DevCommand: AsyncParsableCommand {
         configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, context: context, logger: logger)
         let server = try metrics.map { metrics in
-            try OperationsServer(address: http, routes: CoordinatorOperations.routes(coordinator, metrics: metrics), logger: logger)
+            try CoordinatorOperations.server(coordinator, address: http, metrics: metrics, logger: logger)
         }
         var started: [Worker] = []
         for index in 1...workers {
@@ -69,7 +69,7 @@ struct DevCommand: AsyncParsableCommand {
               clients  \(coordinator.endpoints.clients)
               workers  \(coordinator.endpoints.workers)
               outcomes \(coordinator.endpoints.outcomes)
-              http     \(server.map { "http://\($0.address)/metrics, /api/workers, /api/queues, /api/stacks" } ?? "off")
+              dashboard \(server.map { "http://\($0.address)/ (and /metrics, /api/...)" } ?? "off (--no-http)")
             Try, in another terminal:
               actionbus perform Echo.say --input '{"text":"hi"}'
             Press Ctrl-C to stop.

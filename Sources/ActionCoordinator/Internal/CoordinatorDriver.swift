@@ -566,7 +566,24 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    var hasSubscribers: Bool { !subscribedTopics.isEmpty }
+    var hasSubscribers: Bool { !subscribedTopics.isEmpty || !outcomeFeeds.isEmpty }
+
+    /// In-process readers of the outcome stream (the dashboard's live tail): each gets every
+    /// outcome as it is published, dropping its oldest when it falls behind.
+    private var outcomeFeeds: [Int: AsyncStream<WireOutcome>.Continuation] = [:]
+    private var lastFeedID = 0
+
+    /// Adds an in-process reader of every published outcome; `remove` is called with its id
+    /// when its stream ends.
+    func addOutcomeFeed(_ continuation: AsyncStream<WireOutcome>.Continuation) -> Int {
+        lastFeedID += 1
+        outcomeFeeds[lastFeedID] = continuation
+        return lastFeedID
+    }
+
+    func removeOutcomeFeed(_ id: Int) {
+        outcomeFeeds[id] = nil
+    }
 
     /// Sends a reply, behind any the client's backlog holds; a full queue starts a backlog.
     private func deliver(_ reply: ClientReply, to client: ClientAddress) {
@@ -757,6 +774,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func publish(_ message: StreamMessage) {
+        // Each outcome is published under two topics; the feeds take the action-first one.
+        if !outcomeFeeds.isEmpty, case .event(let topic, _, let outcome) = message, topic.first == UInt8(ascii: "A") {
+            for feed in outcomeFeeds.values { feed.yield(outcome) }
+        }
         // Nobody would get it: skip the encoding and the send. Only a few prefixes are checked
         // here; past that (a flood of subscriptions) libzmq's own matching decides.
         if case .event(let topic, _, _) = message, subscribedTopics.count <= 64,
