@@ -295,12 +295,29 @@ public final class CoordinatorCore {
             }
             for feature in features { workersByFeature[feature, default: 0] += 1 }
         }
+        // What the catalogs say, the first worker's that describes each feature or action.
+        var describedFeatures: [String: WorkerCatalog.Feature] = [:]
+        var describedActions: [String: WorkerCatalog.Action] = [:]
+        for worker in workers.values.sorted(by: { $0.name < $1.name }) {
+            guard let catalog = worker.catalog else { continue }
+            for feature in catalog.features where describedFeatures[feature.name] == nil { describedFeatures[feature.name] = feature }
+            for action in catalog.actions where describedActions[action.name] == nil { describedActions[action.name] = action }
+        }
         let report = FleetFeaturesReport(
             features: actionsByFeature.keys.sorted().map { name in
-                FleetFeaturesReport.Feature(
-                    name: name, actions: actionsByFeature[name]!.sorted(), workers: workersByFeature[name] ?? 0,
+                let actions = actionsByFeature[name]!.sorted()
+                var feature = FleetFeaturesReport.Feature(
+                    name: name, actions: actions, workers: workersByFeature[name] ?? 0,
                     switched: featureSwitches[name].map { $0 == .on ? "on" : "off" }
                 )
+                if let described = describedFeatures[name] {
+                    feature.description = described.description
+                    feature.parent = described.parent
+                    feature.conditional = described.conditional
+                }
+                let details = actions.compactMap { describedActions[$0] }
+                if !details.isEmpty { feature.details = details }
+                return feature
             },
             switches: featureSwitches.mapValues { $0 == .on ? "on" : "off" }
         )
@@ -575,6 +592,13 @@ public final class CoordinatorCore {
         case .disconnect:
             logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
             removeWorker(id, countingDelivery: false, now: now)
+        case .catalog(let json):
+            guard let catalog = try? JSONDecoder().decode(WorkerCatalog.self, from: Data(json)) else {
+                counters.malformedWorkerMessages += 1
+                logger.warning("a worker's catalog does not decode; its features are listed by name only", metadata: ["worker.name": "\(worker.name)"])
+                break
+            }
+            worker.catalog = catalog
         case .began(let events):
             // Only what it still runs: a request it no longer holds has an outcome already.
             for var event in events where worker.inFlight.contains(event.requestID) {
@@ -642,6 +666,7 @@ public final class CoordinatorCore {
             record.inFlight = existing.inFlight
             record.sessions = existing.sessions
             record.isDraining = existing.isDraining
+            record.catalog = existing.catalog
         }
         workers[id] = record
         freeCredits += record.freeCredits

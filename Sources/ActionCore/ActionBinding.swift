@@ -46,7 +46,8 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
             performJSON: { session, jsonInput, deadline, target, earlyTarget, cancellation, completion in
                 session.performJSON(self, jsonInput: jsonInput, deadline: deadline, target: target, earlyTarget: earlyTarget,
                                     cancellation: cancellation, completion: completion)
-            }
+            },
+            schemas: { (ActionSchema.of(A.Input.self), ActionSchema.of(A.Output.self)) }
         )
     }
 

@@ -19,13 +19,24 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
         @escaping @Sendable (ErasedActionOutcome) -> Void
     ) -> Void
     let performJSON: JSONPerformer
+    /// The shapes of its input and output, worked out when asked (``ActionSchema/of(_:)``).
+    let schemas: @Sendable () -> (input: ActionSchema, output: ActionSchema)
 
-    init(featureName: String, actionName: String, actionDescription: String, performJSON: @escaping JSONPerformer) {
+    init(
+        featureName: String, actionName: String, actionDescription: String, performJSON: @escaping JSONPerformer,
+        schemas: @escaping @Sendable () -> (input: ActionSchema, output: ActionSchema)
+    ) {
         self.featureName = featureName
         self.actionName = actionName
         self.actionDescription = actionDescription
         self.performJSON = performJSON
+        self.schemas = schemas
     }
+
+    /// The shape of its JSON input.
+    public var inputSchema: ActionSchema { schemas().input }
+    /// The shape of its JSON output.
+    public var outputSchema: ActionSchema { schemas().output }
 
     /// The stable full name `Feature.action`.
     public var fullName: String { "\(featureName).\(actionName)" }

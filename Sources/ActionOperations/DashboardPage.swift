@@ -97,8 +97,9 @@ enum DashboardPage {
         const stacksEl = document.getElementById("stacks");
         stacksEl.replaceChildren(st.stacks.length ? list(st.stacks) : Object.assign(document.createElement("span"), { textContent: "no open stacks", className: "muted" }));
         const f = await json("/api/features");
-        table("features", ["feature", "workers", "switch", "actions"], f.features.map((x) => row([
-          cell(x.name), cell(x.workers), cell(x.switched || "-", x.switched === "off" ? "bad" : ""), cell(x.actions.join(" "))])));
+        table("features", ["feature", "workers", "switch", "description", "actions"], f.features.map((x) => row([
+          cell(x.name), cell(x.workers), cell(x.switched || "-", x.switched === "off" ? "bad" : ""),
+          cell((x.description || "") + (x.conditional ? " (conditional)" : "")), cell(x.actions.join(" "))])));
       } catch (error) {
         document.getElementById("counters").textContent = "cannot reach the coordinator's API: " + error.message;
       }

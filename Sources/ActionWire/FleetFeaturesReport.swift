@@ -11,6 +11,12 @@ public struct FleetFeaturesReport: Codable, Sendable, Equatable {
         public var workers: Int
         /// `"on"` or `"off"` when the fleet switched it, `nil` when each worker's default holds.
         public var switched: String?
+        /// What the workers' catalogs say of it: its description, parent, whether conditional.
+        public var description: String?
+        public var parent: String?
+        public var conditional: Bool?
+        /// Its actions as the catalogs describe them (description, schemas), by name.
+        public var details: [WorkerCatalog.Action]?
 
         /// Creates a feature's entry.
         public init(name: String, actions: [String], workers: Int, switched: String?) {

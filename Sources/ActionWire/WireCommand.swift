@@ -55,6 +55,8 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case workerDraining = 0x25
     /// Requests that started running (only while the coordinator asks for them).
     case began = 0x26
+    /// What the worker serves, described: features, actions, their schemas.
+    case catalog = 0x27
 
     // Coordinator -> worker.
     /// Run an action.
@@ -101,6 +103,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .queuesReply: "QUEUES-REPLY"
         case .switches: "SWITCHES"
         case .began, .beganEvent: "BEGAN"
+        case .catalog: "CATALOG"
         case .reporting: "REPORTING"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"

@@ -34,6 +34,8 @@ public enum WorkerMessage: Sendable, Hashable {
     /// BEGAN: header, then one packed record per request that started running (its worker
     /// field empty), sent only while the coordinator asks for them (REPORTING).
     case began([BeganEvent])
+    /// CATALOG: header, then the worker's ``WorkerCatalog`` as JSON (a body). Sent after READY.
+    case catalog(json: [UInt8])
 
     /// Appends the message's frames to `writer`.
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -58,6 +60,9 @@ public enum WorkerMessage: Sendable, Hashable {
         case .began(let events):
             writer.append(WireHeader.bytes(.began))
             for event in events { writer.append(event.packed) }
+        case .catalog(let json):
+            writer.append(WireHeader.bytes(.catalog))
+            writer.append(json)
         }
     }
 
@@ -92,6 +97,8 @@ public enum WorkerMessage: Sendable, Hashable {
             message = .draining
         case .began:
             message = .began(try reader.records(BeganEvent.unpack))
+        case .catalog:
+            message = .catalog(json: Array(try reader.body("catalog")))
         default:
             throw WireError(.unknownCommand, "\(command) is not a worker command")
         }

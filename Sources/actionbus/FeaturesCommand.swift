@@ -44,17 +44,49 @@ struct FeaturesCommand: AsyncParsableCommand {
         }
     }
 
-    /// The report as aligned columns: feature, switch, workers, actions; then switches of
-    /// features no worker serves.
+    /// The report as aligned columns: feature, switch, workers, description; then each action
+    /// with its input and output shapes; then switches of features no worker serves.
     static func table(_ report: FleetFeaturesReport) -> String {
-        var rows = [["FEATURE", "SWITCH", "WORKERS", "ACTIONS"]]
+        var rows = [["FEATURE", "SWITCH", "WORKERS", "DESCRIPTION"]]
         for feature in report.features {
-            rows.append([feature.name, feature.switched ?? "-", String(feature.workers), feature.actions.joined(separator: " ")])
+            let kind = feature.conditional == true ? " (conditional)" : ""
+            rows.append([feature.name, feature.switched ?? "-", String(feature.workers), (feature.description ?? "") + kind])
         }
         let served = Set(report.features.map(\.name))
         for (name, state) in report.switches.sorted(by: { $0.key < $1.key }) where !served.contains(name) {
             rows.append([name, state, "0", "(no worker serves it)"])
         }
-        return TableText.render(rows)
+        var text = TableText.render(rows)
+        var actionRows = [["ACTION", "INPUT", "OUTPUT", "DESCRIPTION"]]
+        for feature in report.features {
+            let described = Dictionary((feature.details ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            for action in feature.actions {
+                let detail = described[action]
+                actionRows.append([action, detail.map { shape($0.input) } ?? "?", detail.map { shape($0.output) } ?? "?", detail?.description ?? ""])
+            }
+        }
+        if actionRows.count > 1 { text += "\n" + TableText.render(actionRows) }
+        return text
+    }
+
+    /// A JSON Schema in one short line: `{text: string, n?: integer}`, `[string]`.
+    static func shape(_ schema: JSONValue) -> String {
+        guard case .object(let fields) = schema, case .string(let type)? = fields["type"] else { return "any" }
+        switch type {
+        case "object":
+            guard case .object(let properties)? = fields["properties"] else { return "{}" }
+            var required: Set<String> = []
+            if case .array(let names)? = fields["required"] {
+                for case .string(let name) in names { required.insert(name) }
+            }
+            let members = properties.keys.sorted().map { key in
+                "\(key)\(required.contains(key) ? "" : "?"): \(shape(properties[key]!))"
+            }
+            return "{" + members.joined(separator: ", ") + "}"
+        case "array":
+            return "[" + (fields["items"].map(shape) ?? "any") + "]"
+        default:
+            return type
+        }
     }
 }

@@ -258,6 +258,20 @@ struct CoordinatorClientTests {
         #expect(h.outbox.journaled.count == journaled)
         #expect(h.switches(to: w1).count == 3)
         #expect(h.core.statistics.featureSwitchChanges == 2)
+        // The features carry what the workers' catalogs say of them.
+        let described = WorkerCatalog(
+            features: [.init(name: "Labs", description: "Experiments", parent: nil, conditional: true)],
+            actions: [.init(name: "Labs.preview", description: "Answers in capitals", published: false,
+                            input: .object(["type": .string("object")]), output: .object(["type": .string("object")]))]
+        )
+        h.worker(w1, sends: .catalog(json: Array(try JSONEncoder().encode(described))))
+        h.worker(w1, sends: .catalog(json: Array("not json".utf8)))
+        #expect(h.core.statistics.malformedWorkerMessages == 1, "a catalog that does not decode is counted, the last good one kept")
+        h.send(.features(queryID: "f5", changes: [:]))
+        guard case .features(_, let describedJSON)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        let labs = try JSONDecoder().decode(FleetFeaturesReport.self, from: Data(describedJSON)).features.first { $0.name == "Labs" }
+        #expect(labs?.description == "Experiments" && labs?.conditional == true)
+        #expect(labs?.details?.map(\.description) == ["Answers in capitals"])
         // A compaction keeps them, and a restarted coordinator has them back.
         #expect(h.core.journalSnapshot(now: h.at(.zero)).first == .featureSwitches(["Echo": .off]))
         var recovery = JournalRecovery()

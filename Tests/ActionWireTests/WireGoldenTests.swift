@@ -109,6 +109,9 @@ struct WireGoldenTests {
             #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [flag]])) == .reporting(began: began))
         }
         #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [2]])) }
+        let catalog = WorkerMessage.catalog(json: Self.t(#"{"actions":[],"features":[]}"#))
+        #expect(encoded { catalog.encode(into: &$0) } == [Self.h(0x27), Self.t(#"{"actions":[],"features":[]}"#)])
+        #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x27), Self.t("{}")])) == .catalog(json: Self.t("{}")))
         var published = event
         published.worker = "w1"
         let topic = OutcomeTopic.beganTopics(for: published).byAction

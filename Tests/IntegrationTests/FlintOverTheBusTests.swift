@@ -70,6 +70,13 @@ struct FlintOverTheBusTests {
         #expect(try perform("Labs.preview").error?.code == "featureUnavailable")
         let switched = try features(["--enable", "Labs", "--disable", "Echo"])
         #expect(switched["switches"] as? [String: String] == ["Labs": "on", "Echo": "off"])
+        // The catalog the workers serve, described: each feature and action, with schemas.
+        let labs = (switched["features"] as? [[String: Any]])?.first { $0["name"] as? String == "Labs" }
+        #expect(labs?["description"] as? String == "Experiments, off until switched on")
+        #expect(labs?["conditional"] as? Bool == true)
+        let preview = (labs?["details"] as? [[String: Any]])?.first
+        let input = preview?["input"] as? [String: Any]
+        #expect((input?["properties"] as? [String: Any])?["text"] as? [String: String] == ["type": "string"], "\(preview ?? [:])")
         #expect(try perform("Labs.preview").output?["text"] == .string("HI"))
         #expect(try perform("Echo.say").error?.code == "featureUnavailable")
 

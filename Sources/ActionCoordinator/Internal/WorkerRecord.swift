@@ -27,6 +27,8 @@ final class WorkerRecord {
     var expiry: Duration?
     /// A Majordomo worker's protocol (`MDP/0.1`, `MDP/0.2`); `nil` for an ActionBus worker.
     var protocolName: String?
+    /// What it serves, described (CATALOG); `nil` until it sends one (Majordomo workers never do).
+    var catalog: WorkerCatalog?
 
     var freeCredits: Int { isDraining || isUnreachable ? 0 : credits - inFlight.count }
 

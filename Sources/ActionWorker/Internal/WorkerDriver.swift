@@ -49,6 +49,16 @@ final class WorkerDriver: IOLoopDriver {
     /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
     private var begunRequests: [BeganEvent] = []
     private(set) var statistics = WorkerStatistics()
+    /// What it serves, described for people (CATALOG), made once; `nil` when it would not fit a message.
+    private lazy var catalogJSON: [UInt8]? = {
+        let json = WorkerCatalog.describing(catalog)
+        guard json.count <= configuration.maxMessageBytes else {
+            logger.warning("the catalog's description is too large to send; actionbus features will list names only",
+                           metadata: ["catalog.bytes": "\(json.count)"])
+            return nil
+        }
+        return json
+    }()
     /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
     /// coordinator that has forgotten this worker (restarted, or declared it dead) never
     /// counts it as taking new work.
@@ -136,6 +146,7 @@ final class WorkerDriver: IOLoopDriver {
         if send(.ready(registration)) {
             statistics.registrations += 1
         }
+        if let catalogJSON { send(.catalog(json: catalogJSON)) }
         if isDraining { send(.draining) }
     }
 
