@@ -34,6 +34,8 @@ if [ "${1:-}" = "--test" ]; then
     # drives Debian's chromium.
     command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
     command -v chromium >/dev/null 2>&1 || apt_install chromium
+    # The several-hosts test makes network namespaces with iproute2.
+    command -v ip >/dev/null 2>&1 || apt_install iproute2
     if ! .venv-test/bin/python -c 'import majortomo, six, kubernetes_validate, websocket' >/dev/null 2>&1; then
         command -v python3 >/dev/null 2>&1 || apt_install python3
         [ -x .venv-test/bin/python ] || python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// Several hosts on one machine: network namespaces, each with its own address, joined by a
+/// bridge (`ip netns`, veth pairs). The coordinator runs in one, workers in three others; a
+/// worker's link is cut and restored under load.
+@Suite("Several hosts (network namespaces)", .serialized, .timeLimit(.minutes(4)))
+struct NetworkNamespaceTests {
+    /// Whether this machine lets the tests make namespaces (root and iproute2).
+    static let namespacesAllowed: Bool = {
+        let probe = "abprobe\(getpid())"
+        guard (try? Self.ip(["netns", "add", probe])) != nil else { return false }
+        _ = try? Self.ip(["netns", "del", probe])
+        return true
+    }()
+
+    @discardableResult
+    static func ip(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ip"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw FixtureError(description: "ip \(arguments.joined(separator: " ")): \(text)") }
+        return text
+    }
+
+    /// A bridge and the namespaces on it; removed, every one, when it goes.
+    final class Network {
+        let name = "ab" + String(UInt32.random(in: 0..<UInt32.max), radix: 16)
+        let subnet = "10.\(Int.random(in: 100...250)).\(Int.random(in: 0...250))"
+        private(set) var hosts: [String] = []
+
+        init() throws {
+            try NetworkNamespaceTests.ip(["link", "add", "\(name)br", "type", "bridge"])
+            try NetworkNamespaceTests.ip(["link", "set", "\(name)br", "up"])
+        }
+
+        /// Host `index`'s address.
+        func address(_ index: Int) -> String { "\(subnet).\(index)" }
+        func namespace(_ index: Int) -> String { "\(name)h\(index)" }
+        /// The host's end of the link, in the root namespace: setting it down cuts the host off.
+        func link(_ index: Int) -> String { "\(name)v\(index)" }
+
+        func addHost(_ index: Int) throws {
+            let namespace = namespace(index)
+            try NetworkNamespaceTests.ip(["netns", "add", namespace])
+            hosts.append(namespace)
+            try NetworkNamespaceTests.ip(["link", "add", link(index), "type", "veth", "peer", "name", "eth0", "netns", namespace])
+            try NetworkNamespaceTests.ip(["link", "set", link(index), "master", "\(name)br", "up"])
+            try NetworkNamespaceTests.ip(["-n", namespace, "addr", "add", "\(address(index))/24", "dev", "eth0"])
+            try NetworkNamespaceTests.ip(["-n", namespace, "link", "set", "eth0", "up"])
+            try NetworkNamespaceTests.ip(["-n", namespace, "link", "set", "lo", "up"])
+        }
+
+        func cut(_ index: Int) throws { try NetworkNamespaceTests.ip(["link", "set", link(index), "down"]) }
+        func restore(_ index: Int) throws { try NetworkNamespaceTests.ip(["link", "set", link(index), "up"]) }
+
+        deinit {
+            for namespace in hosts { _ = try? NetworkNamespaceTests.ip(["netns", "del", namespace]) }
+            _ = try? NetworkNamespaceTests.ip(["link", "del", "\(name)br"])
+        }
+    }
+
+    @Test(.enabled(if: namespacesAllowed, "network namespaces are not allowed here (needs root and iproute2): skipped"))
+    func workersOnOtherHostsJoinLeaveAndRejoinUnderLoadWithNothingLost() throws {
+        let network = try Network()
+        for host in 1...4 { try network.addHost(host) }
+        let bus = try BusFixture()
+        let ip = "/usr/bin/env"
+        func inHost(_ host: Int, _ arguments: [String]) -> [String] {
+            ["ip", "netns", "exec", network.namespace(host), BusProcess.executable.path] + arguments
+        }
+        let coordinatorAddress = network.address(1)
+        let clients = "tcp://\(coordinatorAddress):5555", workers = "tcp://\(coordinatorAddress):5556"
+        let coordinator = try bus.startProgram("coordinator", ip, inHost(1, [
+            "coordinator", "--clients", clients, "--workers", workers, "--outcomes", "tcp://\(coordinatorAddress):5557",
+            "--no-journal", "--heartbeat-ms", "300",
+        ]))
+        try expect(waitUntil { coordinator.stderr.contains("coordinator listening") }, "no coordinator: \(coordinator.stderr)")
+        func startWorker(_ host: Int) throws -> BusProcess {
+            let name = "w\(host)"
+            let worker = try bus.startProgram(name, ip, inHost(host, [
+                "worker", "--coordinator", workers, "--name", name, "--credits", "8", "--heartbeat-ms", "300",
+            ]))
+            return worker
+        }
+        func registrations(_ name: String) -> Int {
+            coordinator.stderr.components(separatedBy: "worker.name=\(name) [ActionCoordinator] worker registered").count - 1
+        }
+        func running(_ name: String) throws -> Int? {
+            let query = try bus.startProgram("workers-\(UUID().uuidString.prefix(4))", ip, inHost(1, ["workers", "--json", "--coordinator", clients]))
+            guard query.waitForExit() == 0,
+                  let report = try? JSONSerialization.jsonObject(with: Data(query.stdout.utf8)) as? [String: Any],
+                  let listed = report["workers"] as? [[String: Any]] else { return nil }
+            return listed.first { $0["name"] as? String == name }?["inFlight"] as? Int
+        }
+
+        _ = try startWorker(2)
+        _ = try startWorker(3)
+        try expect(waitUntil { registrations("w2") == 1 && registrations("w3") == 1 }, "w2 and w3 did not register: \(coordinator.stderr)")
+
+        // Load from the coordinator's host: more than the workers can hold at once.
+        let load = try bus.startProgram("load", ip, inHost(1, [
+            "perform", "Clock.sleep", "--input", #"{"ms":40}"#, "--count", "1500", "--concurrency", "200", "--json",
+            "--timeout", "120", "--coordinator", clients,
+        ]))
+        try expect(waitUntil { (try? running("w2")) == 8 }, "the load never reached w2")
+
+        // A worker started later on another host gets work within a second of registering.
+        _ = try startWorker(4)
+        try expect(waitUntil { registrations("w4") == 1 }, "w4 did not register: \(coordinator.stderr)")
+        try expect(waitUntil(timeout: .seconds(1), interval: .milliseconds(50)) { (try? running("w4")).flatMap { $0 } ?? 0 > 0 },
+                   "w4 got no work within a second of registering")
+
+        // Cut w2's link: after the heartbeat expiry its requests are requeued, and nothing is lost.
+        try network.cut(2)
+        try expect(waitUntil { coordinator.stderr.contains("worker.name=w2") && coordinator.stderr.contains("worker lost") },
+                   "w2 was never declared lost: \(coordinator.stderr)")
+        #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr)")
+        let outcomes = try OutcomeLine.parse(load.stdoutLines)
+        #expect(outcomes.count == 1500)
+        #expect(Set(outcomes.map(\.request)).count == 1500, "each outcome once")
+        #expect(outcomes.allSatisfy { $0.outcome == "success" }, "nothing lost")
+        #expect(Set(outcomes.map(\.worker)).isSuperset(of: ["w3", "w4"]))
+
+        // Restore it: w2 notices its coordinator's silence, reconnects and registers again.
+        try network.restore(2)
+        try expect(waitUntil(timeout: .seconds(30)) { registrations("w2") == 2 }, "w2 did not rejoin: \(coordinator.stderr)")
+        let after = try bus.startProgram("after", ip, inHost(1, [
+            "perform", "Clock.sleep", "--input", #"{"ms":50}"#, "--count", "60", "--concurrency", "30", "--json", "--coordinator", clients,
+        ]))
+        #expect(after.waitForExit(timeout: .seconds(60)) == 0, "\(after.stderr)")
+        #expect(try OutcomeLine.parse(after.stdoutLines).contains { $0.worker == "w2" }, "w2 serves again")
+    }
+}
