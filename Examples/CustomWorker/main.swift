@@ -1,6 +1,7 @@
 import ActionCore
 import ActionWorker
-import Foundation
+import Logging
+import ServiceLifecycle
 
 // A worker executable hosting your own features: build it with `swift build --product custom-worker`
 // and start as many as you like: `custom-worker tcp://coordinator-host:5556`.
@@ -12,17 +13,10 @@ if CommandLine.arguments.count > 2 {
     configuration.name = CommandLine.arguments[2]
 }
 
-let worker = try Worker(catalog: ActionCatalog(features: [GreetingFeature.self]), configuration: configuration)
+let logger = Logger(label: "custom-worker")
+let worker = try Worker(catalog: ActionCatalog(features: [GreetingFeature.self]), configuration: configuration, logger: logger)
 
-// Leave cleanly on SIGINT/SIGTERM: the worker tells the coordinator, which moves its sessions.
-let stopped = DispatchSemaphore(value: 0)
-var signalSources: [any DispatchSourceSignal] = []
-for signalNumber in [SIGINT, SIGTERM] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-    source.setEventHandler { stopped.signal() }
-    source.resume()
-    signalSources.append(source)
-}
-stopped.wait()
-await worker.stop()
+// A swift-service-lifecycle service: SIGTERM or SIGINT begins a graceful shutdown, in which the
+// worker drains (takes nothing new, finishes what it runs) and tells the coordinator it leaves.
+let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+try await group.run()

@@ -3,6 +3,7 @@ import ActionTransport
 import ActionWire
 import Locking
 import Logging
+import ServiceLifecycle
 import ZeroMQ
 
 /// The ActionBus coordinator: routes requests from clients to workers, tracks action stacks
@@ -14,7 +15,10 @@ import ZeroMQ
 /// let coordinator = try Coordinator(configuration: CoordinatorConfiguration())
 /// try await coordinator.run()   // until the task is cancelled
 /// ```
-public final class Coordinator: Sendable {
+///
+/// It is a swift-service-lifecycle `Service`: in a `ServiceGroup`, a graceful shutdown (SIGTERM)
+/// stops it as cancellation does, committing its journal.
+public final class Coordinator: Service, Sendable {
     private let loop: IOLoop<CoordinatorDriver>
     private let authenticator: ZAPAuthenticator?
     /// Yields the error that made the coordinator stop on its own (a failed journal write).
@@ -104,19 +108,20 @@ public final class Coordinator: Sendable {
         return stream
     }
 
-    /// Serves until the calling task is cancelled, then stops (committing the journal).
+    /// Serves until the calling task is cancelled, or a graceful shutdown of its `ServiceGroup`
+    /// begins, then stops (committing the journal).
     ///
     /// - Throws: the ``ActionJournal/JournalError`` that made the coordinator stop on its own:
     ///   a journal it cannot write must not acknowledge anything more.
     public func run() async throws {
-        var failure: (any Error)?
-        await withTaskCancellationHandler {
-            for await error in fatalErrors {
-                failure = error
-                break
+        let fatalErrors = self.fatalErrors, fatalErrorSink = self.fatalErrorSink
+        let failure: (any Error)? = await cancelWhenGracefulShutdown {
+            await withTaskCancellationHandler {
+                for await error in fatalErrors { return error }
+                return nil
+            } onCancel: {
+                fatalErrorSink.finish()
             }
-        } onCancel: {
-            fatalErrorSink.finish()
         }
         await loop.stop()
         authenticator?.stop()

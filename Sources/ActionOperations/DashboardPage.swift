@@ -50,7 +50,8 @@ enum DashboardPage {
         <table id="tail"><thead><tr><th>request</th><th>action</th><th>session</th><th>worker</th><th>outcome</th><th>output or error</th></tr></thead><tbody></tbody></table>
       </section>
       <section class="wide"><h2>Workers</h2><table id="workers"><tbody><tr><td class="muted">loading…</td></tr></tbody></table></section>
-      <section><h2>Queues</h2><table id="queues"><tbody><tr><td class="muted">loading…</td></tr></tbody></table></section>
+      <section><h2>Queues</h2><table id="queues"><tbody><tr><td class="muted">loading…</td></tr></tbody></table>
+        <h2 style="margin-top:1rem">Sessions waiting</h2><table id="sessions"><tbody><tr><td class="muted">loading…</td></tr></tbody></table></section>
       <section><h2>Action stacks</h2><div id="stacks" class="muted">loading…</div></section>
       <section><h2>Features</h2><table id="features"><tbody><tr><td class="muted">loading…</td></tr></tbody></table></section>
     </main>
@@ -87,6 +88,7 @@ enum DashboardPage {
         const q = await json("/api/queues");
         table("queues", ["action", "queued", "running", "workers"], q.actions.filter((a) => a.queued || a.running || a.workers).map((a) => row([
           cell(a.action), cell(a.queued), cell(a.running), cell(a.workers, a.workers ? "" : "bad")])));
+        table("sessions", ["session", "queued", "worker"], q.sessions.map((x) => row([cell(x.session), cell(x.queued), cell(x.worker || "-")])));
         const st = await json("/api/stacks");
         const list = (stacks) => { const ul = document.createElement("ul"); ul.className = "stacks";
           for (const stack of stacks) { const li = document.createElement("li");

@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// The HTTP side of a coordinator or a worker (`--http HOST:PORT`): `/healthz`, `/readyz`,
 /// `/metrics` for Prometheus, and JSON APIs. Off by default; it serves on its own tasks and
@@ -10,7 +11,7 @@ import Logging
 /// FlyingFox rather than hummingbird: the server answers a scrape and a few API calls, and
 /// FlyingFox does that with Swift concurrency and plain sockets, without SwiftNIO's event loops
 /// beside the ZeroMQ threads, and builds in seconds (see docs/ARCHITECTURE.md).
-public final class OperationsServer: Sendable {
+public final class OperationsServer: Service, Sendable {
     /// What a route answers: a status, a content type and a body.
     public struct Reply: Sendable {
         public var status: Int
@@ -72,8 +73,16 @@ public final class OperationsServer: Sendable {
         return (host == "localhost" ? "127.0.0.1" : host.isEmpty ? "0.0.0.0" : host, port)
     }
 
-    /// Serves until the calling task is cancelled.
+    /// Serves until the calling task is cancelled or a graceful shutdown begins.
     public func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown { try await self.serve() }
+        } catch where Task.isCancelled || error is CancellationError {
+            // Stopped on purpose: the server's own cancellation error is not a failure.
+        }
+    }
+
+    private func serve() async throws {
         let routes = self.routes
         for (path, handler) in webSockets {
             await server.appendRoute(HTTPRoute("GET \(path)"), to: .webSocket(handler))

@@ -1,6 +1,6 @@
 /// What a worker serves, described for people: its features (name, description, parent,
 /// whether conditional) and its actions (description, whether published, the JSON Schema of
-/// the input and the output). A worker sends it in CATALOG after READY; `actionbus features`
+/// the input and the output). A worker sends it in CATALOG after each WELCOME; `actionbus features`
 /// and the dashboard show it.
 public struct WorkerCatalog: Sendable, Hashable, Codable {
     /// A feature or feature group.

@@ -34,7 +34,8 @@ public enum WorkerMessage: Sendable, Hashable {
     /// BEGAN: header, then one packed record per request that started running (its worker
     /// field empty), sent only while the coordinator asks for them (REPORTING).
     case began([BeganEvent])
-    /// CATALOG: header, then the worker's ``WorkerCatalog`` as JSON (a body). Sent after READY.
+    /// CATALOG: header, then the worker's ``WorkerCatalog`` as JSON (a body). Sent after each
+    /// WELCOME, when it fits the coordinator's limit.
     case catalog(json: [UInt8])
 
     /// Appends the message's frames to `writer`.

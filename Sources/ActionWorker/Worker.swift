@@ -2,6 +2,7 @@ import ActionCore
 import ActionTransport
 import Dispatch
 import Logging
+import ServiceLifecycle
 import ZeroMQ
 
 /// An ActionBus worker: hosts ActionSessions for the features it is built with, takes requests
@@ -11,7 +12,7 @@ import ZeroMQ
 /// let worker = try Worker(catalog: ActionCatalog(root: MyFeatures.self), configuration: WorkerConfiguration())
 /// try await worker.run()   // until the task is cancelled
 /// ```
-public final class Worker: Sendable {
+public final class Worker: Service, Sendable {
     private let loop: IOLoop<WorkerDriver>
     /// The worker's name, as outcomes carry it.
     public let name: String
@@ -53,11 +54,14 @@ public final class Worker: Sendable {
         await loop.read(WorkerStatistics()) { $0.currentStatistics }
     }
 
-    /// Serves until the calling task is cancelled, then drains: no new work, running requests
+    /// Serves until the calling task is cancelled (or a graceful shutdown begins), then drains: no new work, running requests
     /// finish within the configured grace period, then it leaves.
     public func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
+        // Until cancelled, or until its ServiceGroup begins a graceful shutdown (SIGTERM).
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(3600))
+            }
         }
         await drain()
         let final = await statistics()

@@ -41,7 +41,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let server = try httpOptions.http.map { address in
             try CoordinatorOperations.server(coordinator, address: address, metrics: metrics!, logger: logger)
         }
-        try await untilTerminated { try await runAlongside(server) { try await coordinator.run() } }
+        try await runServices([coordinator] + (server.map { [$0] } ?? []), logger: logger)
         logger.info("coordinator stopped")
     }
 }

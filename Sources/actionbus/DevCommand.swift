@@ -74,15 +74,8 @@ struct DevCommand: AsyncParsableCommand {
               actionbus perform Echo.say --input '{"text":"hi"}'
             Press Ctrl-C to stop.
             """)
-        try await untilTerminated {
-            try await runAlongside(server) {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await coordinator.run() }
-                    for worker in workerSet { group.addTask { try await worker.run() } }
-                    try await group.waitForAll()
-                }
-            }
-        }
+        // Shut down in reverse: the HTTP side, then the workers (they drain), then the coordinator.
+        try await runServices([coordinator] + workerSet + (server.map { [$0] } ?? []), logger: logger)
         logger.info("dev bus stopped")
     }
 }

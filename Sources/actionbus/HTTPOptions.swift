@@ -3,6 +3,7 @@ import ArgumentParser
 import Logging
 import Metrics
 import Prometheus
+import ServiceLifecycle
 
 /// `--http HOST:PORT`: the HTTP side of a long-running command (health, readiness, metrics, APIs).
 struct HTTPOptions: ParsableArguments {
@@ -34,17 +35,16 @@ struct HTTPOptions: ParsableArguments {
     }
 }
 
-/// Runs `service` and, beside it, the HTTP `server` when there is one; ends when the service
-/// ends (or either fails), stopping the other.
-func runAlongside(_ server: OperationsServer?, _ service: @escaping @Sendable () async throws -> Void) async throws {
-    guard let server else {
-        try await service()
-        return
-    }
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await service() }
-        group.addTask { try await server.run() }
-        defer { group.cancelAll() }
-        try await group.next()
-    }
+/// Runs `services` as a swift-service-lifecycle `ServiceGroup` until SIGTERM or SIGINT, which
+/// begin a graceful shutdown (in reverse order: the HTTP side first, the coordinator last), or
+/// until one of them ends or fails, which stops the others.
+func runServices(_ services: [any Service], logger: Logger) async throws {
+    var quiet = logger
+    quiet.logLevel = max(logger.logLevel, .notice)
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+        services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: quiet
+    ))
+    try await group.run()
 }

@@ -43,6 +43,6 @@ struct WorkerCommand: AsyncParsableCommand {
         let server = try httpOptions.http.map { address in
             try OperationsServer(address: address, routes: WorkerOperations.routes(worker, metrics: metrics!), logger: logger)
         }
-        try await untilTerminated { try await runAlongside(server) { try await worker.run() } }
+        try await runServices([worker] + (server.map { [$0] } ?? []), logger: logger)
     }
 }

@@ -148,8 +148,11 @@ struct CustomWorkerTests {
         let outcome = try OutcomeLine.parse(hello.stdoutLines).first
         #expect(outcome?.output?["greeting"]?.string == "Hello, Ada!")
         #expect(outcome?.worker == "greeter")
+        // SIGTERM: a graceful shutdown of its ServiceGroup; it drains and leaves, exit status 0.
         worker.terminate()
         #expect(waitUntil { !worker.isRunning })
+        #expect(worker.terminationStatus == 0)
+        #expect(waitUntil { coordinator.stderr.contains("worker.name=greeter [ActionCoordinator] worker left") }, "\(coordinator.stderr)")
     }
 
     @Test func anIdempotencyKeyReusedForAnotherRequestIsRefusedClearly() throws {

@@ -49,15 +49,10 @@ final class WorkerDriver: IOLoopDriver {
     /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
     private var begunRequests: [BeganEvent] = []
     private(set) var statistics = WorkerStatistics()
-    /// What it serves, described for people (CATALOG), made once; `nil` when it would not fit a message.
+    /// What it serves, described for people (CATALOG), made once.
     private lazy var catalogJSON: [UInt8]? = {
         let json = WorkerCatalog.describing(catalog)
-        guard json.count <= configuration.maxMessageBytes else {
-            logger.warning("the catalog's description is too large to send; actionbus features will list names only",
-                           metadata: ["catalog.bytes": "\(json.count)"])
-            return nil
-        }
-        return json
+        return json.isEmpty ? nil : json
     }()
     /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
     /// coordinator that has forgotten this worker (restarted, or declared it dead) never
@@ -146,14 +141,22 @@ final class WorkerDriver: IOLoopDriver {
         if send(.ready(registration)) {
             statistics.registrations += 1
         }
-        if let catalogJSON { send(.catalog(json: catalogJSON)) }
         if isDraining { send(.draining) }
     }
 
     /// Keeps to the coordinator's terms: results within its message limit, heartbeats at its
-    /// interval, its silence judged by its liveness.
+    /// interval, its silence judged by its liveness. Then describes what it serves (CATALOG),
+    /// when that fits the coordinator's limit.
     private func accept(_ terms: WorkerTerms) {
         maxResultBytes = min(configuration.maxMessageBytes, Int(terms.maxMessageBytes))
+        if let catalogJSON {
+            if catalogJSON.count <= maxResultBytes {
+                send(.catalog(json: catalogJSON))
+            } else {
+                logger.notice("the catalog's description is over the coordinator's message limit; actionbus features will list names only",
+                              metadata: ["catalog.bytes": "\(catalogJSON.count)", "coordinator.maxMessageBytes": "\(maxResultBytes)"])
+            }
+        }
         let interval = Duration.milliseconds(Int64(terms.heartbeatMilliseconds))
         heartbeatLiveness = Int(terms.heartbeatLiveness)
         guard interval != heartbeatInterval else { return }
