@@ -79,6 +79,12 @@ public final class OperationsServer: Service, Sendable {
             try await cancelWhenGracefulShutdown { try await self.serve() }
         } catch where Task.isCancelled || error is CancellationError {
             // Stopped on purpose: the server's own cancellation error is not a failure.
+        } catch {
+            let inUse = "\(error)".contains("(98)") || "\(error)".localizedCaseInsensitiveContains("in use")
+            throw OperationsError(
+                "cannot serve HTTP on \(address): \(error)"
+                    + (inUse ? " (the port is taken: choose another with --http HOST:PORT, or turn it off with --no-http for dev)" : "")
+            )
         }
     }
 
