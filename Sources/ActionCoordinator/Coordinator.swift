@@ -70,6 +70,12 @@ public final class Coordinator: Service, Sendable {
         await loop.read(CoordinatorStatistics()) { $0.core.statistics }
     }
 
+    /// Whether it serves: its journal was recovered and its sockets bound (both before it
+    /// exists), and its I/O loop still answers. What a readiness probe asks.
+    public func isServing() async -> Bool {
+        await loop.read(false) { _ in true }
+    }
+
     /// The registered workers (what `actionbus workers` shows), read on its I/O loop.
     public func workers() async -> FleetWorkersReport {
         await loop.read(FleetWorkersReport(workers: [])) { $0.core.workersReport(now: .now) }

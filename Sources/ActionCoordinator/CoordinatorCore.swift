@@ -226,12 +226,32 @@ public final class CoordinatorCore {
             let closed = endSession(session)
             outbox.send(.stacks(queryID: queryID, json: stacksJSON(ActionStacksReport(stacks: closed))), to: client)
         case .features(let queryID, let changes):
-            switchFeatures(changes)
-            outbox.send(.features(queryID: queryID, json: featuresJSON()), to: client)
+            if let refusal = switchFeatures(changes) {
+                outbox.send(.error(requestID: queryID, code: BusErrorCode.malformedRequest, message: refusal), to: client)
+            } else {
+                outbox.send(.features(queryID: queryID, json: featuresJSON()), to: client)
+            }
         case .workers(let queryID):
-            outbox.send(.workers(queryID: queryID, json: Self.json(workersReport(now: now))), to: client)
+            let report = workersReport(now: now)
+            let json = fitted(count: report.workers.count) { kept in
+                var cut = report
+                cut.workers = Array(report.workers.prefix(kept))
+                cut.omittedWorkers = kept < report.workers.count ? report.workers.count - kept : nil
+                return cut
+            }
+            outbox.send(.workers(queryID: queryID, json: json), to: client)
         case .queues(let queryID):
-            outbox.send(.queues(queryID: queryID, json: Self.json(queuesReport())), to: client)
+            let report = queuesReport()
+            let busiest = report.actions.sorted { ($0.queued + $0.running, $1.action) > ($1.queued + $1.running, $0.action) }
+            let json = fitted(count: report.actions.count) { kept in
+                var cut = report
+                if kept < report.actions.count {
+                    cut.actions = busiest.prefix(kept).sorted { $0.action < $1.action }
+                    cut.omittedActions = report.actions.count - kept
+                }
+                return cut
+            }
+            outbox.send(.queues(queryID: queryID, json: json), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
         case .stats(let queryID):
@@ -250,6 +270,7 @@ public final class CoordinatorCore {
         counters.sessionsEnded += 1
         let closed = stacks.closeStacks(sessionName: session)
         sessionActivity[session] = nil
+        sequencer.forget(sessions: [session])
         if let pin = sessions[session] {
             _ = outbox.send(.endSession(session), to: pin.worker)
             let busy = lanes[.session(session)] != nil || workers[pin.worker].map { runs(session, on: $0) } ?? false
@@ -265,12 +286,18 @@ public final class CoordinatorCore {
     /// Applies an operator's feature switches; when anything changed, journals the new set and
     /// sends it to every worker, which refuses the actions of a feature switched off
     /// (`featureUnavailable`) and switches its runtime-switched conditional features to match.
-    private func switchFeatures(_ changes: [String: FeatureSwitch]) {
+    /// Returns why the changes were refused, or `nil` when they were applied.
+    private func switchFeatures(_ changes: [String: FeatureSwitch]) -> String? {
         var switches = featureSwitches
         for (feature, state) in changes {
             switches[feature] = state == .cleared ? nil : state
         }
-        guard switches != featureSwitches else { return }
+        // SWITCHES carries the whole set, and a worker takes at most this many.
+        let limit = WireLimits().maxActionsPerWorker
+        guard switches.count <= limit else {
+            return "the fleet would have \(switches.count) feature switches; at most \(limit) are kept (clear some first)"
+        }
+        guard switches != featureSwitches else { return nil }
         featureSwitches = switches
         counters.featureSwitchChanges += 1
         outbox.journal(.featureSwitches(switches))
@@ -279,6 +306,7 @@ public final class CoordinatorCore {
             "features.off": "\(switches.filter { $0.value == .off }.keys.sorted())",
             "features.on": "\(switches.filter { $0.value == .on }.keys.sorted())",
         ])
+        return nil
     }
 
     /// The FEATURES report: every feature the registered workers serve (its actions, how many
@@ -321,7 +349,18 @@ public final class CoordinatorCore {
             },
             switches: featureSwitches.mapValues { $0 == .on ? "on" : "off" }
         )
-        return Self.json(report)
+        let limit = configuration.maxMessageBytes - 1024
+        let full = Self.json(report)
+        if full.count <= limit { return full }
+        // Too large for one message: the catalogs' details go first, then features.
+        var plain = report
+        plain.features = report.features.map { var feature = $0; feature.details = nil; return feature }
+        return fitted(count: plain.features.count) { kept in
+            var cut = plain
+            cut.features = Array(plain.features.prefix(kept))
+            cut.omittedFeatures = kept < plain.features.count ? plain.features.count - kept : nil
+            return cut
+        }
     }
 
     /// Every registered worker, by name.
@@ -371,6 +410,18 @@ public final class CoordinatorCore {
             omittedSessions: sessionDepths.count - listed.count,
             queued: queuedCount, running: requests.count - queuedCount
         )
+    }
+
+    /// The JSON of `make(kept)` for the most items kept that fits in one message (halving until
+    /// it does), so a large fleet's report never costs a client its connection.
+    private func fitted<Report: Encodable>(count: Int, _ make: (Int) -> Report) -> [UInt8] {
+        let limit = configuration.maxMessageBytes - 1024
+        var kept = count
+        while true {
+            let json = Self.json(make(kept))
+            if json.count <= limit || kept == 0 { return json }
+            kept /= 2
+        }
     }
 
     /// A report as compact JSON with sorted keys.
@@ -1140,7 +1191,9 @@ public final class CoordinatorCore {
             )
         }
         counters.completed += 1
-        metrics?.finished(outcome, acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now)
+        metrics?.finished(
+            outcome, actionIsServed: isServed(outcome.action), acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now
+        )
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)
         publish(outcome)

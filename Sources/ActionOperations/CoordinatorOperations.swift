@@ -48,8 +48,7 @@ public enum CoordinatorOperations {
             // Ready once the journal is recovered and the sockets are bound: both happen before
             // the coordinator exists, so a coordinator that answers on its loop is ready.
             "/readyz": { _ in
-                let answered = await coordinator.statistics()
-                return answered.workers >= 0 ? .text("ready\n") : .error(503, "not ready")
+                await coordinator.isServing() ? .text("ready\n") : .error(503, "the coordinator has stopped serving")
             },
             "/metrics": { _ in
                 await export(coordinator, to: metrics)
@@ -80,15 +79,22 @@ public enum CoordinatorOperations {
     /// and gauges, each worker's load, and each action's queue.
     static func export(_ coordinator: Coordinator, to metrics: MetricsExport) async {
         metrics.export(await coordinator.statistics(), prefix: "actionbus", gauges: gauges)
+        var inFlight: [String: Int] = [:], credits: [String: Int] = [:]
         for worker in await coordinator.workers().workers {
-            let labels = [("worker", worker.name)]
-            metrics.gauge("actionbus_worker_in_flight", worker.inFlight, dimensions: labels)
-            metrics.gauge("actionbus_worker_credits", worker.credits, dimensions: labels)
+            inFlight[worker.name, default: 0] += worker.inFlight
+            credits[worker.name, default: 0] += worker.credits
         }
+        metrics.gauges("actionbus_worker_in_flight", label: "worker", inFlight)
+        metrics.gauges("actionbus_worker_credits", label: "worker", credits)
+        // Actions no worker serves are named by clients: they count as `other`.
+        var queued: [String: Int] = [:], running: [String: Int] = [:]
         for action in await coordinator.queues().actions {
-            metrics.gauge("actionbus_action_queued", action.queued, dimensions: [("action", action.action)])
-            metrics.gauge("actionbus_action_running", action.running, dimensions: [("action", action.action)])
+            let name = action.workers > 0 ? action.action : "other"
+            queued[name, default: 0] += action.queued
+            running[name, default: 0] += action.running
         }
+        metrics.gauges("actionbus_action_queued", label: "action", queued)
+        metrics.gauges("actionbus_action_running", label: "action", running)
     }
 
     static func json(_ value: some Encodable) -> [UInt8] {

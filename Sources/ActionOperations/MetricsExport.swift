@@ -32,6 +32,21 @@ public final class MetricsExport: Sendable {
         Gauge(label: name, dimensions: dimensions).record(Int64(value))
     }
 
+    /// Sets the gauge `name` for each value of its one `label` (a worker, an action), and
+    /// removes the series of values gone since the last scrape, so a worker that left does not
+    /// show its last load forever.
+    public func gauges(_ name: String, label: String, _ values: [String: Int]) {
+        let gone = series.withLock { series -> Set<String> in
+            defer { series[name] = Set(values.keys) }
+            return (series[name] ?? []).subtracting(values.keys)
+        }
+        for value in gone { Gauge(label: name, dimensions: [(label, value)]).destroy() }
+        for (value, number) in values { gauge(name, number, dimensions: [(label, value)]) }
+    }
+
+    /// The label values each labelled gauge had at the last scrape.
+    private let series = Locked<[String: Set<String>]>([:])
+
     /// Exports every integer field of `counters` as `prefix_field`: the fields in `gauges` as
     /// gauges, the others as counters (`_total`). Fields that are not integers are skipped.
     public func export(_ counters: some Any, prefix: String, gauges: Set<String>, dimensions: [(String, String)] = []) {

@@ -31,6 +31,8 @@ public struct FleetFeaturesReport: Codable, Sendable, Equatable {
     public var features: [Feature]
     /// Every fleet-wide switch, `"on"` or `"off"` by feature name, served now or not.
     public var switches: [String: String]
+    /// Features left out so the report fits in one message (the first ones by name are kept).
+    public var omittedFeatures: Int?
 
     /// Creates a report.
     public init(features: [Feature], switches: [String: String]) {

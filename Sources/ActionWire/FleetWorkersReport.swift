@@ -49,6 +49,8 @@ public struct FleetWorkersReport: Codable, Sendable, Equatable {
 
     /// The workers, by name.
     public var workers: [Worker]
+    /// Workers left out so the report fits in one message.
+    public var omittedWorkers: Int?
 
     /// Creates a report.
     public init(workers: [Worker]) { self.workers = workers }
@@ -96,6 +98,8 @@ public struct FleetQueuesReport: Codable, Sendable, Equatable {
 
     /// Every action with something queued or running, or served, by name.
     public var actions: [ActionQueue]
+    /// Actions left out so the report fits in one message (those with the least queued).
+    public var omittedActions: Int?
     /// The sessions with the most requests waiting, most first (at most ``maxSessions``).
     public var sessions: [SessionQueue]
     /// Sessions with requests waiting that the list leaves out.

@@ -312,6 +312,37 @@ struct CoordinatorClientTests {
         #expect(queues.queued == 2 && queues.running == 2 && queues.omittedSessions == 0)
     }
 
+    @Test func moreSwitchesThanAWorkerTakesAreRefusedByName() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        var many: [String: FeatureSwitch] = [:]
+        for n in 0..<4_000 { many["F\(n)"] = .off }
+        h.send(.features(queryID: "f1", changes: many))
+        guard case .features? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        var more: [String: FeatureSwitch] = [:]
+        for n in 4_000..<4_200 { more["F\(n)"] = .off }
+        h.send(.features(queryID: "f2", changes: more))
+        guard case .error("f2", let code, let message)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        #expect(code == BusErrorCode.malformedRequest && message.contains("at most 4096"), "\(message)")
+        #expect(h.switches(to: w1).last?.count == 4_000, "the refused change left the set as it was")
+    }
+
+    @Test func reportsAreCutToFitInAMessage() throws {
+        let h = CoordinatorHarness { $0.maxMessageBytes = 8_192 }
+        for n in 1...300 { h.ready(WorkerID([UInt8(n % 256), UInt8(n / 256)]), name: "worker-with-a-long-name-\(n)", actions: ["Echo.say"]) }
+        h.send(.workers(queryID: "w"))
+        guard case .workers(_, let json)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        #expect(json.count <= 8_192)
+        let report = try JSONDecoder().decode(FleetWorkersReport.self, from: Data(json))
+        #expect(report.workers.count + (report.omittedWorkers ?? 0) == 300 && report.omittedWorkers ?? 0 > 0)
+        for n in 1...400 { h.perform("q\(n)", action: "Unserved.action\(n)") }
+        h.send(.queues(queryID: "q"))
+        guard case .queues(_, let queuesJSON)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
+        let queues = try JSONDecoder().decode(FleetQueuesReport.self, from: Data(queuesJSON))
+        #expect(queuesJSON.count <= 8_192 && (queues.omittedActions ?? 0) > 0)
+        #expect(queues.actions.allSatisfy { $0.queued > 0 }, "the busiest are kept; the idle Echo.say is left out")
+    }
+
     @Test func aStacksReplyAlwaysFitsInAMessage() throws {
         let h = CoordinatorHarness { $0.maxMessageBytes = 16_384 }
         h.ready(w1, credits: 1_000)

@@ -9,10 +9,9 @@ struct FlintOverTheBusTests {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()
         try bus.startWorker("w1", coordinator: coordinator)
-        // Two outcomes: the nested Echo.say and the requested Echo.sayTwice; began events too.
-        let subscriber = try bus.start("subscriber", [
-            "subscribe", "--session", "flint-1", "--began", "--json", "--limit", "2", "--outcomes", bus.outcomes,
-        ])
+        // The nested Echo.say and the requested Echo.sayTwice, and began events too: read until
+        // all three lines are in (began events come on a socket of their own).
+        let subscriber = try bus.start("subscriber", ["subscribe", "--session", "flint-1", "--began", "--json", "--outcomes", bus.outcomes])
         try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "subscriber did not subscribe: \(subscriber.stderr)")
 
         let perform = try bus.perform("Echo.sayTwice", ["--input", #"{"text":"hi"}"#, "--session", "flint-1", "--not-user-initiated", "--json"])
@@ -20,7 +19,9 @@ struct FlintOverTheBusTests {
         let outcome = try #require(try OutcomeLine.parse(perform.stdoutLines).first)
         #expect(outcome.output?["text"] == .string("hi hi"))
 
-        #expect(subscriber.waitForExit(timeout: .seconds(20)) == 0, "\(subscriber.stderr)")
+        #expect(waitUntil { subscriber.stdoutLines.count >= 3 }, "\(subscriber.stdout)")
+        subscriber.signal(SIGTERM)
+        _ = subscriber.waitForExit()
         let lines = subscriber.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let began = lines.filter { $0["began"] as? Bool == true }
         let outcomes = lines.filter { $0["outcome"] != nil }

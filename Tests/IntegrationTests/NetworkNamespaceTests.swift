@@ -106,7 +106,7 @@ struct NetworkNamespaceTests {
 
         // Load from the coordinator's host: more than the workers can hold at once.
         let load = try bus.startProgram("load", ip, inHost(1, [
-            "perform", "Clock.sleep", "--input", #"{"ms":40}"#, "--count", "1500", "--concurrency", "200", "--json",
+            "perform", "Clock.sleep", "--input", #"{"ms":50}"#, "--count", "3000", "--concurrency", "200", "--json",
             "--timeout", "120", "--coordinator", clients,
         ]))
         try expect(waitUntil { (try? running("w2")) == 8 }, "the load never reached w2")
@@ -117,14 +117,21 @@ struct NetworkNamespaceTests {
         try expect(waitUntil(timeout: .seconds(1), interval: .milliseconds(50)) { (try? running("w4")).flatMap { $0 } ?? 0 > 0 },
                    "w4 got no work within a second of registering")
 
-        // Cut w2's link: after the heartbeat expiry its requests are requeued, and nothing is lost.
+        // Cut w2's link while it holds work: after the heartbeat expiry its requests are
+        // requeued, and nothing is lost.
+        try expect(waitUntil { (try? running("w2")).flatMap { $0 } ?? 0 > 0 }, "w2 held no work to lose")
         try network.cut(2)
-        try expect(waitUntil { coordinator.stderr.contains("worker.name=w2") && coordinator.stderr.contains("worker lost") },
-                   "w2 was never declared lost: \(coordinator.stderr)")
+        try expect(waitUntil {
+            coordinator.stderr.split(separator: "\n").contains { $0.contains("worker.name=w2 ") && $0.hasSuffix("worker lost") }
+        }, "w2 was never declared lost: \(coordinator.stderr)")
         #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr)")
         let outcomes = try OutcomeLine.parse(load.stdoutLines)
-        #expect(outcomes.count == 1500)
-        #expect(Set(outcomes.map(\.request)).count == 1500, "each outcome once")
+        #expect(outcomes.count == 3000)
+        #expect(Set(outcomes.map(\.request)).count == 3000, "each outcome once")
+        let stats = try bus.startProgram("stats", ip, inHost(1, ["stats", "--json", "--coordinator", clients]))
+        #expect(stats.waitForExit() == 0)
+        let counters = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Int]
+        #expect((counters?["redelivered"] ?? 0) > 0, "w2's requests were requeued: \(counters ?? [:])")
         #expect(outcomes.allSatisfy { $0.outcome == "success" }, "nothing lost")
         #expect(Set(outcomes.map(\.worker)).isSuperset(of: ["w3", "w4"]))
 

@@ -82,6 +82,16 @@ struct OperationsTests {
         #expect(httpRequest(port: coordinatorHTTP, path: "/healthz")?.status == 200, "still serving")
     }
 
+    @Test func aWorkerIsNotReadyUntilACoordinatorRegistersIt() throws {
+        let bus = try BusFixture()
+        let http = try freeLoopbackPort()
+        let worker = try bus.start("w1", ["worker", "--coordinator", bus.workers, "--name", "w1", "--http", "127.0.0.1:\(http)"])
+        try expect(waitUntil { httpRequest(port: http, path: "/healthz")?.status == 200 }, "no HTTP: \(worker.stderr)")
+        #expect(httpRequest(port: http, path: "/readyz")?.status == 503, "no coordinator yet")
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        #expect(waitUntil { httpRequest(port: http, path: "/readyz")?.status == 200 }, "\(coordinator.stderr)")
+    }
+
     @Test func aQueryWithoutACoordinatorSaysWhatFailedAndWhatToCheck() throws {
         let bus = try BusFixture()
         let query = try bus.start("workers", ["workers", "--timeout", "0.5", "--coordinator", bus.clients])

@@ -231,10 +231,13 @@ final class ClientDriver: IOLoopDriver {
     }
 
     /// Lazy Pirate across coordinator restarts: while requests are outstanding, ping every
-    /// heartbeat interval (the PONG names the coordinator instance); when the coordinator stays
-    /// silent past the liveness, take every sent request back, to go again, in order and with
-    /// the same identity, as soon as the coordinator answers. A restarted coordinator answers
-    /// each from its journal (ACCEPTED, or the recorded outcome) instead of running it again.
+    /// heartbeat interval (the PONG names the coordinator instance). When the coordinator stays
+    /// silent past the liveness, send nothing new until it answers; then resend only on
+    /// evidence of loss: a PONG from another instance (it restarted: every sent request goes
+    /// again, in order, with the same identity, and it answers each from its journal) or a
+    /// dropped connection. The same instance answering again lost nothing (it drops no request
+    /// it read and no reply to a live client), so a coordinator that only stalled (a burst, a
+    /// compaction, a VM pause) is not handed copies of the work it holds.
     private func watchCoordinator(now: ContinuousClock.Instant) {
         if now - lastPing >= configuration.heartbeatInterval {
             lastPing = now
@@ -243,9 +246,8 @@ final class ClientDriver: IOLoopDriver {
         let silence = now - lastHeard
         guard !coordinatorSilent, silence >= configuration.heartbeatInterval * configuration.heartbeatLiveness else { return }
         coordinatorSilent = true
-        let unsent = takeBackOutstanding()
-        logger.warning("coordinator silent; outstanding requests go again when it answers", metadata: [
-            "silence": "\(silence)", "requests.outstanding": "\(unsent)", "requests.pending": "\(pending.count)",
+        logger.warning("coordinator silent; new requests wait until it answers, and sent ones go again if it restarted", metadata: [
+            "silence": "\(silence)", "requests.outstanding": "\(outstanding)", "requests.pending": "\(pending.count)",
         ])
     }
 
@@ -319,6 +321,9 @@ final class ClientDriver: IOLoopDriver {
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
                 if let call = settle(requestID) {
                     call.deliver(.failure(ActionBusError(code: code, message: message)))
+                } else if let query = queries.removeValue(forKey: requestID) {
+                    // A query the coordinator refused names its query id.
+                    query(.failure(ActionBusError(code: code, message: message)))
                 }
             }
         }

@@ -16,23 +16,33 @@ final class CoordinatorMetrics {
     }
 
     private let requestDuration = Metrics.Timer(label: Name.requestDuration)
+    private static let journalCommitDuration = Metrics.Timer(label: Name.journalCommitDuration)
     /// Outcome counters by action, then by result (`success` or the failure's code): each made
-    /// once, on first use.
+    /// on first use.
     private var outcomeCounters: [String: [String: Counter]] = [:]
+
+    /// Labels are bounded: an action no registered worker serves (a client may name anything)
+    /// counts as `other`, and so does any result past this many distinct ones for an action
+    /// (error codes are an action's own).
+    static let maxResultsPerAction = 32
+    static let otherLabel = "other"
 
     /// Records a finished request's outcome and, unless it came back from the journal (its
     /// acceptance time is not known), its time from acceptance.
-    func finished(_ outcome: WireOutcome, acceptedAt: ContinuousClock.Instant?, now: ContinuousClock.Instant) {
-        let result: String
+    func finished(_ outcome: WireOutcome, actionIsServed: Bool, acceptedAt: ContinuousClock.Instant?, now: ContinuousClock.Instant) {
+        let action = actionIsServed ? outcome.action : Self.otherLabel
+        var result: String
         switch outcome.result {
         case .success: result = "success"
         case .failure(let code, _): result = code
         }
-        if let counter = outcomeCounters[outcome.action]?[result] {
+        if let counter = outcomeCounters[action]?[result] {
             counter.increment()
         } else {
-            let counter = Counter(label: Name.outcomes, dimensions: [("action", outcome.action), ("result", result)])
-            outcomeCounters[outcome.action, default: [:]][result] = counter
+            if outcomeCounters[action, default: [:]].count >= Self.maxResultsPerAction { result = Self.otherLabel }
+            let counter = outcomeCounters[action]?[result]
+                ?? Counter(label: Name.outcomes, dimensions: [("action", action), ("result", result)])
+            outcomeCounters[action, default: [:]][result] = counter
             counter.increment()
         }
         if let acceptedAt { requestDuration.recordInterval(since: acceptedAt, now: now) }
@@ -40,7 +50,7 @@ final class CoordinatorMetrics {
 
     /// Records one journal commit (group commit of a batch), from the journal's thread.
     static func journalCommitted(in duration: Duration) {
-        Metrics.Timer(label: Name.journalCommitDuration).record(duration: duration)
+        journalCommitDuration.record(duration: duration)
     }
 }
 
