@@ -30,6 +30,6 @@ struct JSONLogHandler: LogHandler {
         guard var line = try? encoder.encode(fields) else { return }
         line.append(UInt8(ascii: "\n"))
         // One write per line: lines from several threads never interleave.
-        line.withUnsafeBytes { _ = Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        FileHandle.standardError.write(line)
     }
 }
