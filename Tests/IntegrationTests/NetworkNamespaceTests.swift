@@ -102,7 +102,7 @@ struct NetworkNamespaceTests {
 
         _ = try startWorker(2)
         _ = try startWorker(3)
-        try expect(waitUntil { registrations("w2") == 1 && registrations("w3") == 1 }, "w2 and w3 did not register: \(coordinator.stderr)")
+        try expect(waitUntil { registrations("w2") >= 1 && registrations("w3") >= 1 }, "w2 and w3 did not register: \(coordinator.stderr)")
 
         // Load from the coordinator's host: more than the workers can hold at once.
         let load = try bus.startProgram("load", ip, inHost(1, [
@@ -113,7 +113,7 @@ struct NetworkNamespaceTests {
 
         // A worker started later on another host gets work within a second of registering.
         _ = try startWorker(4)
-        try expect(waitUntil { registrations("w4") == 1 }, "w4 did not register: \(coordinator.stderr)")
+        try expect(waitUntil { registrations("w4") >= 1 }, "w4 did not register: \(coordinator.stderr)")
         try expect(waitUntil(timeout: .seconds(1), interval: .milliseconds(50)) { (try? running("w4")).flatMap { $0 } ?? 0 > 0 },
                    "w4 got no work within a second of registering")
 
@@ -135,9 +135,10 @@ struct NetworkNamespaceTests {
         #expect(outcomes.allSatisfy { $0.outcome == "success" }, "nothing lost")
         #expect(Set(outcomes.map(\.worker)).isSuperset(of: ["w3", "w4"]))
 
-        // Restore it: w2 notices its coordinator's silence, reconnects and registers again.
+        // Restore it: w2, which kept reconnecting while cut off, registers again (a READY queued on an
+        // old connection may arrive too, so at least once more).
         try network.restore(2)
-        try expect(waitUntil(timeout: .seconds(30)) { registrations("w2") == 2 }, "w2 did not rejoin: \(coordinator.stderr)")
+        try expect(waitUntil(timeout: .seconds(30)) { registrations("w2") >= 2 }, "w2 did not rejoin: \(coordinator.stderr)")
         let after = try bus.startProgram("after", ip, inHost(1, [
             "perform", "Clock.sleep", "--input", #"{"ms":50}"#, "--count", "60", "--concurrency", "30", "--json", "--coordinator", clients,
         ]))
