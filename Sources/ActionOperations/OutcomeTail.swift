@@ -23,12 +23,14 @@ public final class OutcomeTail: WSMessageHandler, Sendable {
     /// Reads `feed` (``ActionCoordinator/Coordinator/outcomeFeed(buffer:)``) until it ends.
     public func run(feed: AsyncStream<WireOutcome>) async {
         for await outcome in feed {
-            let line = String(decoding: OutcomeJSON.encode(outcome), as: UTF8.self)
             let listeners = state.withLock { state -> [AsyncStream<WSMessage>.Continuation] in
                 state.recent.append(outcome)
                 if state.recent.count > capacity { state.recent.removeFirst(state.recent.count - capacity) }
                 return Array(state.listeners.values)
             }
+            // Encoded once for every open page, and not at all while none is open.
+            guard !listeners.isEmpty else { continue }
+            let line = String(decoding: OutcomeJSON.encode(outcome), as: UTF8.self)
             for listener in listeners { listener.yield(.text(line)) }
         }
     }

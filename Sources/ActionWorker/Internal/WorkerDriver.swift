@@ -360,9 +360,11 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private func finish(_ request: WireRequest, _ outcome: ErasedActionOutcome) {
-        if let sessionName = running.removeValue(forKey: request.requestID)?.sessionName, let hosted = sessions[sessionName] {
-            hosted.running -= 1
-            hosted.lastUsed = .now
+        var hosted: HostedSession?
+        if let sessionName = running.removeValue(forKey: request.requestID)?.sessionName {
+            hosted = sessions[sessionName]
+            hosted?.running -= 1
+            hosted?.lastUsed = .now
         }
         let result: WireOutcome.Result
         switch outcome {
@@ -377,25 +379,29 @@ final class WorkerDriver: IOLoopDriver {
         case .success(let output, _):
             result = .success(contentType: WireRequest.json, output: Array(output))
         case .failure(let error, _):
-            // A failure message is text of the action's making: keep it within the limit too.
-            var message = error.message.utf8.count <= maxResultBytes / 2
-                ? error.message : String(decoding: error.message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
-            // Error codes are open-ended: one the wire's name rule refuses would cost the RESULT
-            // it travels in (and the outcomes beside it), so it is named in the message instead.
-            var code = error.code.rawValue
-            if (try? WireName.check(code, field: "error code")) == nil {
-                message = "(error code \(code.debugDescription.prefix(300)) is not a valid name) " + message
-                code = BusErrorCode.actionFailed
-            }
-            result = .failure(code: code, message: message)
+            result = wireFailure(code: error.code.rawValue, message: error.message)
         }
         statistics.completed += 1
         var finished = WireOutcome(
             requestID: request.requestID, action: request.action, session: request.session,
             worker: configuration.name, closeActionStack: outcome.closeActionStack, result: result
         )
-        finished.userInitiated = sessions[request.session.isEmpty ? "default" : request.session]?.session.userInitiated ?? request.userInitiated
+        finished.userInitiated = hosted?.session.userInitiated ?? request.userInitiated
         finishedOutcomes.append(finished)
+    }
+
+    /// A failure as a RESULT may carry it. Its message is text of the action's making: kept
+    /// within the limit. Error codes are open-ended: one the wire's name rule refuses would cost
+    /// the RESULT it travels in (and the outcomes beside it), so it is named in the message instead.
+    private func wireFailure(code: String, message: String) -> WireOutcome.Result {
+        var message = message.utf8.count <= maxResultBytes / 2
+            ? message : String(decoding: message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
+        var code = code
+        if (try? WireName.check(code, field: "error code")) == nil {
+            message = "(error code \(code.debugDescription.prefix(300)) is not a valid name) " + message
+            code = BusErrorCode.actionFailed
+        }
+        return .failure(code: code, message: message)
     }
 
     // MARK: Sessions
@@ -421,12 +427,7 @@ final class WorkerDriver: IOLoopDriver {
         let record = perform.record
         let result: WireOutcome.Result
         if let code = record.outcome.errorCode {
-            var message = perform.errorMessage ?? ""
-            if message.utf8.count > maxResultBytes / 2 {
-                message = String(decoding: message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
-            }
-            let validCode = (try? WireName.check(code.rawValue, field: "error code")) != nil
-            result = .failure(code: validCode ? code.rawValue : BusErrorCode.actionFailed, message: message)
+            result = wireFailure(code: code.rawValue, message: perform.errorMessage ?? "")
         } else {
             // The output went to the action that performed it; the stream gets the fact.
             result = .success(contentType: WireRequest.json, output: Self.nestedOutput)
