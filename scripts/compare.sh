@@ -229,8 +229,8 @@ stop "$proxy_pid" "$relay_w1" "$relay_w2"
 add ""
 add "## Bursts of $burst requests, no worker at the start, two workers 3 s later"
 add ""
-add "| run | seconds | outcomes delivered | distinct | succeeded | accepted | actions run (workers) | duplicate sends | undeliverable replies | deferred replies |"
-add "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+add "| run | seconds | outcomes delivered | distinct | succeeded | accepted | actions run (workers) | duplicate sends | undeliverable replies | deferred replies | coordinator stalls |"
+add "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 
 burst_run() {  # label clients coordinator-options...
     local label=$1 clients=$2; shift 2
@@ -260,10 +260,10 @@ work, clients, stats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 lines = [json.loads(l) for i in range(1, clients + 1) for l in open(f"{work}/burst-{i}.out")]
 ids = {l["request"] for l in lines}
 ok = sum(1 for l in lines if l["outcome"] == "success")
-print(len(lines), len(ids), ok, stats["accepted"], stats["duplicates"], stats["undeliverableReplies"], stats["deferredReplies"])
+print(len(lines), len(ids), ok, stats["accepted"], stats["duplicates"], stats["undeliverableReplies"], stats["deferredReplies"], stats["stalls"])
 PY
-    read -r delivered distinct succeeded accepted duplicates undeliverable deferred <"$work/burst.txt"
-    add "| $label | $seconds | $delivered | $distinct | $succeeded | $accepted | ${ran:-?} | $duplicates ($(python3 -c "print(f'{100 * $duplicates / max(1, $burst):.2f}')") %) | $undeliverable | $deferred |"
+    read -r delivered distinct succeeded accepted duplicates undeliverable deferred stalls <"$work/burst.txt"
+    add "| $label | $seconds | $delivered | $distinct | $succeeded | $accepted | ${ran:-?} | $duplicates ($(python3 -c "print(f'{100 * $duplicates / max(1, $burst):.2f}')") %) | $undeliverable | $deferred | $stalls |"
     if [ "$failed" = 1 ] || [ "$delivered" != "$burst" ] || [ "$distinct" != "$burst" ]; then
         echo "compare: the burst '$label' lost or duplicated outcomes (see above)" >&2
         burst_failed=1

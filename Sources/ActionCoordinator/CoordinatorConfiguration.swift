@@ -70,7 +70,6 @@ public struct CoordinatorConfiguration: Sendable {
     /// CURVE encryption and authentication of all three sockets; `nil` for plaintext.
     public var curve: CurveServerKeys?
 
-    /// The defaults: loopback ports 5555, 5556 and 5557.
     /// How long a Majordomo worker may be silent while it runs a request (its protocol sends no
     /// heartbeats from inside the work) before it is declared dead and the request requeued; an
     /// idle one is judged by its heartbeats (RFC 7's 2.5 s × 3).
@@ -81,5 +80,12 @@ public struct CoordinatorConfiguration: Sendable {
     /// them for Prometheus). Off, they cost nothing.
     public var recordsMetrics = false
 
+    /// How long an ActionBus client's ACCEPTED waits once its request is recorded: it goes (at
+    /// the next tick after this) only for requests that still have no outcome, since an
+    /// OUTCOME says the request was accepted too. Most requests finish sooner, so most cost
+    /// neither side an ACCEPTED. `.zero` sends every ACCEPTED as soon as it is recorded.
+    public var acceptanceDelay: Duration = .milliseconds(100)
+
+    /// The defaults: loopback ports 5555, 5556 and 5557.
     public init() {}
 }

@@ -819,6 +819,12 @@ public final class CoordinatorCore {
         ])
     }
 
+    /// Whether `requestID` is accepted and has no outcome yet (a deferred ACCEPTED still says
+    /// something new only then).
+    public func awaitsOutcome(_ requestID: String) -> Bool {
+        requests[requestID].map { !$0.isFinished } ?? false
+    }
+
     // MARK: Time
 
     /// Sends due heartbeats, expires silent workers and fails requests past their deadline.

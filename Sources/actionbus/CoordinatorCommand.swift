@@ -74,9 +74,13 @@ struct CoordinatorTuning: ParsableArguments {
     @Option(help: "Seconds a Majordomo worker may be silent while it runs a request before it is declared dead (its request is requeued).")
     var majordomoBusySeconds: Double = 60
 
+    @Option(help: "Milliseconds a recorded request waits before ACCEPTED goes to its ActionBus client; it goes only if the request has no outcome by then (0: at once, always).")
+    var acceptanceDelayMs = 100
+
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
         configuration.majordomoBusyTimeout = .milliseconds(Int64(majordomoBusySeconds * 1000))
+        configuration.acceptanceDelay = .milliseconds(acceptanceDelayMs)
         configuration.maxQueued = maxQueued
         configuration.maxQueuedPerClient = maxQueuedPerClient
         configuration.maxTimeout = .milliseconds(Int64(maxTimeout * 1000))
@@ -93,10 +97,11 @@ struct CoordinatorTuning: ParsableArguments {
 
     func validate() throws {
         guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
-              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0, majordomoBusySeconds > 0 else {
+              maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0, majordomoBusySeconds > 0,
+              acceptanceDelayMs >= 0 else {
             throw ValidationError("""
                 --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \
-                --max-timeout, --stack-idle-seconds, --session-idle-seconds and --majordomo-busy-seconds must be positive; --no-worker-grace must not be negative
+                --max-timeout, --stack-idle-seconds, --session-idle-seconds and --majordomo-busy-seconds must be positive; --no-worker-grace and --acceptance-delay-ms must not be negative
                 """)
         }
     }

@@ -18,6 +18,10 @@ import ZeroMQ
 final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Messages read from one socket before the loop looks at the others.
     private static let batchSize = 256
+    /// About how many records one read of a socket takes before the loop turns: messages carry
+    /// up to 1 024 each, and a burst of them must not keep the timers and the other sockets
+    /// waiting (on a starved core, 256 full messages took seconds).
+    private static let recordsPerRead = 8_192
     private static let maxConfirmationsPerSecond = 1_000
 
     let clients: Socket
@@ -36,6 +40,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var held = HeldOutput()
     /// Where each client's ACCEPTEDs of this batch are in `held.acceptances`.
     private var acceptanceIndex: [ClientAddress: Int] = [:]
+    /// Recorded acceptances waiting out `acceptanceDelay`, oldest first: when due, ACCEPTED
+    /// goes for those of their requests that still have no outcome.
+    private var deferredAcceptances: Deque<(client: ClientAddress, requestIDs: [String], due: ContinuousClock.Instant)> = []
     private var compactionRunning = false
     /// Replies waiting for room in their client's queue, per routing id, in order.
     private var backlogs: [RoutingKey: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
@@ -162,6 +169,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             if late > configuration.heartbeatInterval { core.excuseStall(late, now: now) }
             lastTick = now
             core.tick(now: now)
+            sendDueAcceptances(now: now)
             flush()
         }
     }
@@ -227,14 +235,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             gather(event)
         }
         sendEventRuns()
-        // Acceptances first: a client hears ACCEPTED before the OUTCOME of the same request.
-        for (client, requestIDs) in output.acceptances {
-            var start = 0
-            while start < requestIDs.count {
-                let end = min(start + limits.maxRequestIDsPerMessage, requestIDs.count)
-                deliver(.accepted(requestIDs: Array(requestIDs[start..<end])), to: client)
-                start = end
-            }
+        // Acceptances first: a client hears ACCEPTED, if at all, before the OUTCOME of the same
+        // request. Deferred ones go only for requests still waiting when they are due.
+        if configuration.acceptanceDelay == .zero {
+            for (client, requestIDs) in output.acceptances { deliverAcceptances(requestIDs, to: client) }
+        } else if !output.acceptances.isEmpty {
+            let due = ContinuousClock.now + configuration.acceptanceDelay
+            for (client, requestIDs) in output.acceptances { deferredAcceptances.append((client, requestIDs, due)) }
         }
         // Outcomes for one ActionBus client go out together; any other reply to that client
         // first sends what was gathered for it, so each client sees its replies in order.
@@ -258,6 +265,25 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             }
         }
         for key in Array(outcomeBatches.keys) { deliverOutcomes(for: key) }
+    }
+
+    private func deliverAcceptances(_ requestIDs: [String], to client: ClientAddress) {
+        var start = 0
+        while start < requestIDs.count {
+            let end = min(start + limits.maxRequestIDsPerMessage, requestIDs.count)
+            deliver(.accepted(requestIDs: Array(requestIDs[start..<end])), to: client)
+            start = end
+        }
+    }
+
+    /// ACCEPTED for the deferred acceptances that are due, naming only requests without an
+    /// outcome: their records were committed before they were deferred, so nothing waits.
+    private func sendDueAcceptances(now: ContinuousClock.Instant) {
+        while let first = deferredAcceptances.first, first.due <= now {
+            deferredAcceptances.removeFirst()
+            let waiting = first.requestIDs.filter(core.awaitsOutcome)
+            if !waiting.isEmpty { deliverAcceptances(waiting, to: first.client) }
+        }
     }
 
     private func deliverOutcomes(for key: RoutingKey) {
@@ -309,13 +335,16 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     // MARK: Reading
 
     private func readClients() {
+        var records = 0
         for _ in 0..<Self.batchSize {
+            guard records < Self.recordsPerRead else { return }
             if configuration.curve != nil {
                 // The key each message's connection was authenticated with: requests belong to it.
                 guard clients.receiveIfAvailable(into: &incoming, userID: &curveKey) else { return }
             } else {
                 guard clients.receiveIfAvailable(into: &incoming) else { return }
             }
+            records += incoming.count - 1
             handleClientMessage()
         }
     }
@@ -412,8 +441,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func readWorkers() {
+        var records = 0
         for _ in 0..<Self.batchSize {
+            guard records < Self.recordsPerRead else { return }
             guard workers.receiveIfAvailable(into: &incoming) else { return }
+            records += incoming.count - 1
             guard incoming.count >= 2 else {
                 core.recordMalformed(fromWorker: true)
                 continue
