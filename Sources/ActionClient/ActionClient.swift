@@ -117,7 +117,7 @@ public final class ActionClient: Sendable {
         } catch {
             return error.message
         }
-        guard request.action.contains(".") else { return "action name '\(request.action)' is not of the form Feature.action" }
+        guard WireName.isActionName(request.action) else { return "action name '\(request.action)' is not of the form Feature.action" }
         guard request.input.count <= maxInputBytes else {
             return "the input has \(request.input.count) bytes, limit \(maxInputBytes)"
         }

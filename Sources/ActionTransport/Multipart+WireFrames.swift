@@ -5,3 +5,11 @@ extension Multipart: WireFrames, WireFrameWriter {
     /// The bytes of frame `index`, sharing the buffer's storage.
     public func frame(at index: Int) -> ArraySlice<UInt8> { self[index] }
 }
+
+extension Multipart {
+    /// The message's frames for the codec, sharing its buffer.
+    public var packedFrames: PackedFrames {
+        let layout = layout
+        return PackedFrames(bytes: layout.bytes, ends: layout.ends)
+    }
+}

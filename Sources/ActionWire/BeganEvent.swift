@@ -39,7 +39,7 @@ public struct BeganEvent: Sendable, Hashable {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
             let requestID = try reader.name("request id")
             let action = try reader.name("action")
-            guard action.contains(".") else {
+            guard WireName.isActionName(action) else {
                 throw WireError(.invalidField, "action name '\(action)' is not of the form Feature.action")
             }
             return BeganEvent(

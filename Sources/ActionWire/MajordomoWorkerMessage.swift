@@ -43,8 +43,10 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
     /// or without the empty first frame.
     public static func matches<Frames: WireFrames>(_ frames: Frames, at start: Int) -> Bool {
         guard let signature = MajordomoRequest.signatureIndex(frames, at: start) else { return false }
-        return frames.frame(at: signature).starts(with: Array("MDPW".utf8))
+        return frames.frame(at: signature).starts(with: workerFamily)
     }
+
+    private static let workerFamily = Array("MDPW".utf8)
 
     /// The version the frames from `start` speak, when it is one spoken here.
     public static func version<Frames: WireFrames>(_ frames: Frames, at start: Int) -> MajordomoWorkerVersion? {

@@ -13,7 +13,8 @@
 public enum OutcomeJSON {
     /// The outcome as one line of JSON, with `sequence` when it came from the stream.
     public static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
-        var json = JSONText()
+        // The fields, their names and a little room for escapes: one allocation, as a rule.
+        var json = JSONText(capacity: 160 + outcome.byteCount)
         json.open()
         json.field("request", outcome.requestID)
         json.field("action", outcome.action)
@@ -32,18 +33,18 @@ public enum OutcomeJSON {
         }
         json.field("worker", outcome.worker)
         json.key("closeActionStack")
-        json.raw(Array((outcome.closeActionStack ? "true" : "false").utf8))
+        json.raw((outcome.closeActionStack ? "true" : "false").utf8)
         if outcome.nested {
             json.key("nested")
-            json.raw(Array("true".utf8))
+            json.raw("true".utf8)
         }
         if !outcome.userInitiated {
             json.key("userInitiated")
-            json.raw(Array("false".utf8))
+            json.raw("false".utf8)
         }
         if let sequence {
             json.key("sequence")
-            json.raw(Array(String(sequence).utf8))
+            json.raw(String(sequence).utf8)
         }
         json.close()
         return json.bytes
@@ -74,6 +75,10 @@ struct JSONText {
     private(set) var bytes: [UInt8] = []
     private var needsComma = false
 
+    init(capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
+
     mutating func open() {
         separate()
         bytes.append(UInt8(ascii: "{"))
@@ -97,27 +102,37 @@ struct JSONText {
         string(value)
     }
 
-    mutating func raw(_ value: [UInt8]) {
+    mutating func raw(_ value: some Collection<UInt8>) {
         bytes.append(contentsOf: value)
         needsComma = true
     }
 
     mutating func string(_ value: String) {
+        var value = value
+        // Native strings are contiguous UTF-8: escaped in place, without a copy.
+        value.withUTF8 { appendEscaped($0) }
+    }
+
+    /// The bytes as a JSON string: runs that need no escape are copied whole (only ASCII
+    /// below 0x20, `"` and `\` need one; every other byte of valid UTF-8 is copied as it is).
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        // Byte by byte: only ASCII needs escaping, and every other byte of valid UTF-8 is copied.
-        for byte in value.utf8 {
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             switch byte {
             case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
             case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
             case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
             case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8) + Array(HexText.of([byte]).utf8))
-            default:
-                bytes.append(byte)
+            default: bytes.append(contentsOf: Array("\\u00".utf8) + Array(HexText.of([byte]).utf8))
             }
+            runStart = index + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }

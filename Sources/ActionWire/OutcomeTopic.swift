@@ -66,7 +66,7 @@ public enum OutcomeTopic {
     /// Which sequence number a subscriber with this filter checks for gaps.
     public static func scope(feature: String?, action: String?, session: String?) -> OutcomeSequences.Scope {
         // A bare action name without a feature filters nothing (``prefix`` ignores it).
-        let hasAction = action.map { $0.contains(".") || feature != nil } ?? false
+        let hasAction = action.map { WireName.isActionName($0) || feature != nil } ?? false
         let hasFeature = feature != nil || hasAction
         switch (hasFeature, hasAction, session != nil) {
         case (_, true, true): return .sessionAction

@@ -19,6 +19,29 @@ public protocol WireFrameWriter {
     mutating func appendEmpty()
 }
 
+/// Frames as a transport's multipart buffer holds them: every frame's bytes in one buffer, and
+/// where each ends.
+///
+/// The codec's entry points take it as a concrete type: a generic decode called from another
+/// module runs unspecialised, looking up the metadata of its generic types on every message,
+/// which cost a stream subscriber 14 % of its CPU.
+public struct PackedFrames: WireFrames, Sendable {
+    public let bytes: [UInt8]
+    public let ends: [Int]
+
+    /// Frames whose bytes are `bytes`, frame `i` ending at `ends[i]` (ascending).
+    public init(bytes: [UInt8], ends: [Int]) {
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    public var count: Int { ends.count }
+
+    public func frame(at index: Int) -> ArraySlice<UInt8> {
+        bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+    }
+}
+
 /// A plain list of frames: the codec's own container, for tests, fuzzing and tools.
 public struct WireFrameList: WireFrames, WireFrameWriter, Equatable, Sendable {
     /// The frames, in order.

@@ -18,6 +18,14 @@ public enum WireName {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Whether `name` has the form of an action's full name (`Feature.action`): it has a dot.
+    ///
+    /// A scan of its UTF-8: `String.contains(".")` goes through Foundation's `NSString` search
+    /// wherever Foundation is imported, which cost a client 2 % of its CPU per request.
+    public static func isActionName(_ name: String) -> Bool {
+        name.utf8.contains(UInt8(ascii: "."))
+    }
+
     /// Checks `text` by the rule without making anything (a sender checking before it sends).
     public static func check(_ text: String, field: @autoclosure () -> String, allowEmpty: Bool = false) throws(WireError) {
         var text = text

@@ -85,7 +85,7 @@ public struct WireRequest: Sendable, Hashable {
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
         requestID = try reader.name("request id")
         action = try reader.name("action")
-        guard action.contains(".") else {
+        guard WireName.isActionName(action) else {
             throw WireError(.invalidField, "action name '\(action)' is not of the form Feature.action")
         }
         session = try reader.name("session", allowEmpty: true)

@@ -86,6 +86,10 @@ public struct Multipart: Sendable, Equatable, CustomStringConvertible {
         for i in ends.indices { ends[i] -= cut }
     }
 
+    /// Every frame's bytes in one buffer, and where each frame ends in it: the message as it is
+    /// held, shared (no bytes are copied), for a codec that reads that layout directly.
+    public var layout: (bytes: [UInt8], ends: [Int]) { (storage, ends) }
+
     /// Removes every frame, keeping the capacity for the next message.
     public mutating func removeAll() {
         storage.removeAll(keepingCapacity: true)

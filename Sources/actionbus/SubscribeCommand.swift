@@ -55,10 +55,12 @@ struct SubscribeCommand: AsyncParsableCommand {
         }
         printError("subscribed to \(outcomes)")
         let json = json, limit = limit
+        let lines = StreamedLines()
+        defer { lines.flush() }
         let beganPrinter = beganStream.map { beganStream in
             Task {
                 for await began in beganStream {
-                    printLine(json ? Self.json(began.event) : "▶ began \(began.event.action) [\(began.event.worker)] \(began.event.requestID)"
+                    lines.append(json ? Self.json(began.event) : "▶ began \(began.event.action) [\(began.event.worker)] \(began.event.requestID)"
                         + (began.event.session.isEmpty ? "" : " session \(began.event.session)"))
                 }
             }
@@ -77,13 +79,14 @@ struct SubscribeCommand: AsyncParsableCommand {
                     printError("gap: \(event.missed) outcome(s) dropped before sequence \(event.sequence)")
                 }
                 if json {
-                    printLine(String(decoding: OutcomeJSON.encode(event.outcome, sequence: event.sequence), as: UTF8.self))
+                    lines.append(OutcomeJSON.encode(event.outcome, sequence: event.sequence))
                 } else {
-                    printLine("#\(event.sequence) \(PerformCommand.describe(event.outcome))")
+                    lines.append("#\(event.sequence) \(PerformCommand.describe(event.outcome))")
                 }
                 printed += 1
                 if let limit, printed >= limit { break }
             }
+            lines.flush()
             if gaps > 0 {
                 printError("missed \(missed) outcome(s) in \(gaps) gap(s); this subscriber read too slowly for the stream")
             }

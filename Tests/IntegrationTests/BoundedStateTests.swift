@@ -79,7 +79,8 @@ struct StreamRestartTests {
             _ = try bus.perform("Echo.say", ["--input", #"{"text":"after"}"#, "--timeout", "2"], timeout: .seconds(10))
             return subscriber.stderr.contains("the coordinator restarted")
         }, "no restart reported: \(subscriber.stderr)")
-        #expect(subscriber.stdoutLines.contains { $0.contains(#""after""#) })
+        // Lines reach standard output in chunks, within 20 ms of their stderr notice.
+        #expect(waitUntil { subscriber.stdoutLines.contains { $0.contains(#""after""#) } })
     }
 }
 

@@ -300,7 +300,7 @@ final class ClientDriver: IOLoopDriver {
             heard = true
             let reply: ClientReply
             do {
-                reply = try ClientReply.decode(incoming, limits: limits)
+                reply = try ClientReply.decode(incoming.packedFrames, limits: limits)
             } catch {
                 logger.warning("malformed reply from coordinator", metadata: ["wire.error": "\(error)"])
                 continue
@@ -411,7 +411,7 @@ final class ClientDriver: IOLoopDriver {
             guard subscription.socket.receiveIfAvailable(into: &incoming) else { return }
             let message: StreamMessage
             do {
-                message = try StreamMessage.decode(incoming, limits: limits)
+                message = try StreamMessage.decode(incoming.packedFrames, limits: limits)
             } catch {
                 logger.warning("malformed stream message", metadata: ["wire.error": "\(error)"])
                 continue

@@ -355,13 +355,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         let routingID = clientRoutingIDs.intern(incoming[0])
-        if MajordomoRequest.matches(incoming, at: 1) {
+        if MajordomoRequest.matches(incoming.packedFrames, at: 1) {
             handleMajordomo(routingID: routingID)
             return
         }
         let client = ClientAddress(routingID: routingID, curveKey: curveKey)
         do {
-            let message = try ClientMessage.decode(incoming, at: 1, limits: limits)
+            let message = try ClientMessage.decode(incoming.packedFrames, at: 1, limits: limits)
             core.received(message, from: client, now: .now)
         } catch {
             // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
@@ -408,7 +408,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private func handleMajordomo(routingID: [UInt8]) {
         let request: MajordomoRequest
         do {
-            request = try MajordomoRequest.decode(incoming, at: 1, limits: limits)
+            request = try MajordomoRequest.decode(incoming.packedFrames, at: 1, limits: limits)
         } catch {
             // Counted, and answered in the framing its signature asks for (with the service frame
             // it sent), so whoever sent it sees why: a version not spoken here, a command that is
@@ -431,7 +431,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
         )
         let client = ClientAddress(routingID: routingID, protocol: .majordomo(request.dialect, service: request.service), curveKey: curveKey)
-        guard request.service.contains(".") else {
+        guard WireName.isActionName(request.service) else {
             let outcome = WireOutcome.failure(for: wireRequest, code: BusErrorCode.unknownAction,
                                               message: "service '\(request.service)' is not an action name (Feature.action)")
             send(.outcome(outcome), to: client)
@@ -451,13 +451,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 continue
             }
             let id = WorkerID(workerRoutingIDs.intern(incoming[0]))
-            if MajordomoWorkerMessage.matches(incoming, at: 1) {
+            if MajordomoWorkerMessage.matches(incoming.packedFrames, at: 1) {
                 handleMajordomoWorker(id)
                 continue
             }
             if !majordomoWorkers.isEmpty { majordomoWorkers[id] = nil }
             do {
-                let message = try WorkerMessage.decode(incoming, at: 1, limits: limits)
+                let message = try WorkerMessage.decode(incoming.packedFrames, at: 1, limits: limits)
                 core.received(message, from: id, now: .now)
             } catch {
                 if incoming.count > 3, (try? WireHeader.command(in: incoming[1])) == .result {
@@ -486,7 +486,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         defer { majordomoSender = nil }
         let message: MajordomoWorkerMessage
         do {
-            message = try MajordomoWorkerMessage.decode(incoming, at: 1, limits: limits)
+            message = try MajordomoWorkerMessage.decode(incoming.packedFrames, at: 1, limits: limits)
         } catch {
             core.recordMalformed(fromWorker: true)
             logger.warning("Majordomo worker message refused", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
@@ -503,7 +503,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let now = ContinuousClock.now
         switch message {
         case .ready(let service):
-            if !service.contains(".") {
+            if !WireName.isActionName(service) {
                 logger.warning("a Majordomo worker serves a service that is not an action name (Feature.action); no request will reach it",
                                metadata: ["worker.id": "\(id)", "worker.service": "\(service)", "worker.protocol": "\(version.name)"])
             }

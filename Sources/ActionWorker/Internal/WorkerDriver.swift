@@ -225,7 +225,7 @@ final class WorkerDriver: IOLoopDriver {
                 continue
             }
             do {
-                switch try WorkerInstruction.decode(incoming, limits: limits) {
+                switch try WorkerInstruction.decode(incoming.packedFrames, limits: limits) {
                 case .request(let request):
                     start(request)
                 case .requestBatch(let requests):
