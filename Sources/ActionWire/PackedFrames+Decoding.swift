@@ -1,7 +1,8 @@
-// The codec's decoders for ``PackedFrames``, the layout a transport's buffer has: each is the
-// generic decoder specialised here, since one called from another module runs unspecialised.
+// The codec's decoders and encoders for ``PackedFrames``, the layout a transport's buffer has:
+// each is the generic one specialised here, since one called from another module runs
+// unspecialised.
 //
-// Each calls the generic decoder through a generic local function, which names it unambiguously
+// Each calls the generic one through a generic local function, which names it unambiguously
 // (the overload here would otherwise call itself).
 
 extension ClientMessage {
@@ -73,5 +74,45 @@ extension MajordomoWorkerMessage {
     public static func matches(_ frames: PackedFrames, at start: Int) -> Bool {
         func generic<Frames: WireFrames>(_ frames: Frames) -> Bool { matches(frames, at: start) }
         return generic(frames)
+    }
+}
+
+extension ClientMessage {
+    /// ``encode(into:)`` for a transport's buffer.
+    public func encode(into frames: inout PackedFrames) {
+        func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
+        generic(&frames)
+    }
+}
+
+extension ClientReply {
+    /// ``encode(into:)`` for a transport's buffer.
+    public func encode(into frames: inout PackedFrames) {
+        func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
+        generic(&frames)
+    }
+}
+
+extension WorkerMessage {
+    /// ``encode(into:)`` for a transport's buffer.
+    public func encode(into frames: inout PackedFrames) {
+        func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
+        generic(&frames)
+    }
+}
+
+extension WorkerInstruction {
+    /// ``encode(into:)`` for a transport's buffer.
+    public func encode(into frames: inout PackedFrames) {
+        func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
+        generic(&frames)
+    }
+}
+
+extension StreamMessage {
+    /// ``encode(into:)`` for a transport's buffer.
+    public func encode(into frames: inout PackedFrames) {
+        func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
+        generic(&frames)
     }
 }

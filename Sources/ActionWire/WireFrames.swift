@@ -20,17 +20,17 @@ public protocol WireFrameWriter {
 }
 
 /// Frames as a transport's multipart buffer holds them: every frame's bytes in one buffer, and
-/// where each ends.
+/// where each ends. Read, and written, by the codec.
 ///
-/// The codec's entry points take it as a concrete type: a generic decode called from another
-/// module runs unspecialised, looking up the metadata of its generic types on every message,
-/// which cost a stream subscriber 14 % of its CPU.
-public struct PackedFrames: WireFrames, Sendable {
-    public let bytes: [UInt8]
-    public let ends: [Int]
+/// The codec's entry points take it as a concrete type: a generic decode or encode called from
+/// another module runs unspecialised, looking up the metadata of its generic types on every
+/// message and record, which cost a stream subscriber 14 % of its CPU.
+public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
+    public private(set) var bytes: [UInt8]
+    public private(set) var ends: [Int]
 
     /// Frames whose bytes are `bytes`, frame `i` ending at `ends[i]` (ascending).
-    public init(bytes: [UInt8], ends: [Int]) {
+    public init(bytes: [UInt8] = [], ends: [Int] = []) {
         self.bytes = bytes
         self.ends = ends
     }
@@ -38,7 +38,32 @@ public struct PackedFrames: WireFrames, Sendable {
     public var count: Int { ends.count }
 
     public func frame(at index: Int) -> ArraySlice<UInt8> {
-        bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+        bytes[range(of: index)]
+    }
+
+    /// Where frame `index` is in ``bytes``.
+    public func range(of index: Int) -> Range<Int> {
+        (index == 0 ? 0 : ends[index - 1])..<ends[index]
+    }
+
+    public mutating func append<Bytes: Sequence>(_ frame: Bytes) where Bytes.Element == UInt8 {
+        bytes.append(contentsOf: frame)
+        ends.append(bytes.count)
+    }
+
+    public mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        ends.append(bytes.count)
+    }
+
+    public mutating func appendEmpty() {
+        ends.append(bytes.count)
+    }
+
+    /// Removes every frame, keeping the capacity for the next message.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
     }
 }
 

@@ -9,10 +9,11 @@ import Darwin
 /// Built on a pthread mutex rather than `Synchronization.Mutex` on purpose: on Linux `Mutex`
 /// waits on a raw futex that ThreadSanitizer cannot see, so every access it guards is reported
 /// as a race, which would hide real ones. The mutex lives inside the same allocation as the
-/// value (a `ManagedBuffer`), so a `Locked` costs two allocations (itself and its buffer), not
-/// the three of a class holding an `NSLock`: several are made per request on the bus's hot
-/// path. State machines live inside and change only through `withLock`.
-public final class Locked<Value>: @unchecked Sendable {
+/// value (a `ManagedBuffer`), and `Locked` itself is a struct holding a reference to it, so a
+/// `Locked` costs one allocation, not the three of a class holding an `NSLock`: several are
+/// made per request on the bus's hot path. Copies share the value and its lock, as references
+/// to a class would. State machines live inside and change only through `withLock`.
+public struct Locked<Value>: @unchecked Sendable {
     private let storage: LockedStorage<Value>
 
     /// Guards `value`.

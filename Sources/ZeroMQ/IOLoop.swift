@@ -2,6 +2,7 @@ import CZeroMQ
 import Dispatch
 import Foundation
 import Locking
+import Synchronization
 
 /// The owner of an ``IOLoop``'s sockets, living on the loop's thread.
 public protocol IOLoopDriver: AnyObject, SendableMetatype {
@@ -44,7 +45,9 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     public let name: String
     private let wake: WakeSignal
     private let state = Locked(State())
-    private let loopThread = Locked<pthread_t?>(nil)
+    /// The loop thread's identity (0 until it starts): an atomic, since every perform from a
+    /// completion asks whether it runs on the loop thread, and a lock there cost each one.
+    private let loopThread = Atomic<UInt>(0)
     /// The driver and runtime while the loop runs; read and written on the loop thread only.
     nonisolated(unsafe) private var running: (driver: Driver, runtime: IOLoopRuntime)?
     private let exited = DispatchSemaphore(value: 0)
@@ -74,13 +77,14 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
         let started = DispatchSemaphore(value: 0)
         let setupError = Locked<(any Error)?>(nil)
         let thread = Thread { [self] in
-            loopThread.withLock { $0 = pthread_self() }
+            loopThread.store(Self.currentThread, ordering: .releasing)
             let runtime = IOLoopRuntime(name: name, context: context, wakeDescriptor: wake.fileDescriptor)
             let driver: Driver
             do {
                 driver = try makeDriver(runtime, self)
             } catch {
                 setupError.withLock { $0 = error }
+                loopThread.store(0, ordering: .releasing)
                 runtime.closeRegisteredSockets()
                 state.withLock { $0.isAccepting = false }
                 started.signal()
@@ -89,6 +93,8 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
             }
             started.signal()
             run(driver, runtime)
+            // A later thread may get the same `pthread_t`: it is not this loop's.
+            loopThread.store(0, ordering: .releasing)
             exited.signal()
         }
         thread.name = name
@@ -132,7 +138,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
 
     /// Whether the caller runs on this loop's thread.
     public var isCurrentThread: Bool {
-        loopThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        loopThread.load(ordering: .acquiring) == Self.currentThread
     }
 
     /// Stops the loop: queued jobs run, the driver closes its sockets, the thread exits.
@@ -158,6 +164,15 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
                 continuation.resume()
             }
         }
+    }
+
+    /// The calling thread's `pthread_t` as a number: distinct among live threads, never 0.
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
     }
 
     private func run(_ driver: Driver, _ runtime: IOLoopRuntime) {

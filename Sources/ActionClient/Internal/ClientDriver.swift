@@ -33,7 +33,7 @@ final class ClientDriver: IOLoopDriver {
     private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
     private var subscriptions: [Int: Subscription] = [:]
     private var incoming = Multipart()
-    private var outgoing = Multipart()
+    private var outgoing = PackedFrames()
     /// When the coordinator last said anything (or when the client started waiting on it).
     private var lastHeard = ContinuousClock.now
     private var lastPing = ContinuousClock.now

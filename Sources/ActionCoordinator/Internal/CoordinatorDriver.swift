@@ -61,7 +61,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// The CURVE key of the client message being handled (`nil` without CURVE).
     private var curveKey: String?
     private var workerRoutingIDs = RoutingIDCache()
-    private var outgoing = Multipart()
+    private var outgoing = PackedFrames()
     /// Requests chosen for each worker during this batch, sent together when it ends.
     private var requestBatches: [WorkerID: GatheredRecords<PackedRequest>] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.

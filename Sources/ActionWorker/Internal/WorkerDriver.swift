@@ -41,7 +41,7 @@ final class WorkerDriver: IOLoopDriver {
     private var maxResultBytes = 1 << 20
     private var heartbeatTimer: IOLoopTimerID?
     private var incoming = Multipart()
-    private var outgoing = Multipart()
+    private var outgoing = PackedFrames()
     /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
     private var finishedOutcomes: [WireOutcome] = []
     /// Whether the coordinator wants BEGAN (someone subscribes to began events).
