@@ -48,8 +48,34 @@ public enum OutcomeTopic {
     /// The two topics a began event is published under: `B␟Feature␟action␟session␟` and
     /// `b␟session␟Feature␟action␟`.
     public static func beganTopics(for event: BeganEvent) -> (byAction: [UInt8], bySession: [UInt8]) {
-        let (feature, action) = split(event.action)
-        return (join(["B", feature, action, event.session]), join(["b", event.session, feature, action]))
+        topics("B", "b", action: event.action, session: event.session)
+    }
+
+    /// `actionFirst␟Feature␟action␟session␟` and `sessionFirst␟session␟Feature␟action␟`, written
+    /// straight from the names' bytes (every outcome published makes both).
+    private static func topics(
+        _ actionFirst: Unicode.Scalar, _ sessionFirst: Unicode.Scalar, action fullName: String, session: String
+    ) -> (byAction: [UInt8], bySession: [UInt8]) {
+        let (feature, action) = split(fullName)
+        let length = 2 + feature.utf8.count + 1 + action.utf8.count + 1 + session.utf8.count + 1
+        var byAction: [UInt8] = [], bySession: [UInt8] = []
+        byAction.reserveCapacity(length)
+        bySession.reserveCapacity(length)
+        func append(_ part: Substring, to topic: inout [UInt8]) {
+            topic.append(contentsOf: part.utf8)
+            topic.append(separator)
+        }
+        byAction.append(UInt8(ascii: actionFirst))
+        byAction.append(separator)
+        append(feature, to: &byAction)
+        append(action, to: &byAction)
+        append(session[...], to: &byAction)
+        bySession.append(UInt8(ascii: sessionFirst))
+        bySession.append(separator)
+        append(session[...], to: &bySession)
+        append(feature, to: &bySession)
+        append(action, to: &bySession)
+        return (byAction, bySession)
     }
 
     /// Whether a subscription prefix matches began events' topics (the empty prefix matches all).
@@ -59,8 +85,7 @@ public enum OutcomeTopic {
 
     /// The two topics an outcome is published under.
     public static func topics(for outcome: WireOutcome) -> (byAction: [UInt8], bySession: [UInt8]) {
-        let (feature, action) = split(outcome.action)
-        return (join(["A", feature, action, outcome.session]), join(["S", outcome.session, feature, action]))
+        topics("A", "S", action: outcome.action, session: outcome.session)
     }
 
     /// Which sequence number a subscriber with this filter checks for gaps.
@@ -78,9 +103,11 @@ public enum OutcomeTopic {
         }
     }
 
-    static func split(_ action: String) -> (feature: String, action: String) {
-        guard let dot = action.firstIndex(of: ".") else { return (action, "") }
-        return (String(action[..<dot]), String(action[action.index(after: dot)...]))
+    /// `Feature.action` cut at its first dot (a name without one is all feature), without a copy.
+    static func split(_ action: String) -> (feature: Substring, action: Substring) {
+        // The dot is ASCII, so its UTF-8 index is a character boundary.
+        guard let dot = action.utf8.firstIndex(of: UInt8(ascii: ".")) else { return (action[...], "") }
+        return (action[..<dot], action[action.utf8.index(after: dot)...])
     }
 
     private static func join(_ parts: [String]) -> [UInt8] {

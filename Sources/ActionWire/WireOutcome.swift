@@ -70,7 +70,7 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     /// The feature part of the action name.
-    public var feature: Substring { action.split(separator: ".", maxSplits: 1).first ?? "" }
+    public var feature: Substring { OutcomeTopic.split(action).feature }
 
     static let frameCount = 7
 

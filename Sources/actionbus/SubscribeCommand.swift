@@ -41,14 +41,14 @@ struct SubscribeCommand: AsyncParsableCommand {
         configuration.outcomesEndpoint = outcomes
         configuration.curve = try curve.keys()
         let client = try ActionClient(configuration: configuration, logger: logger)
-        let stream: AsyncStream<StreamedOutcome>
+        let stream: AsyncStream<[StreamedOutcome]>
         var beganStream: AsyncStream<StreamedBegan>?
         do {
             let confirmation = Duration.milliseconds(Int64(timeout * 1000))
             if began {
                 beganStream = try await client.began(feature: feature, action: action, session: session, confirmationTimeout: confirmation)
             }
-            stream = try await client.outcomes(feature: feature, action: action, session: session, confirmationTimeout: confirmation)
+            stream = try await client.outcomeBatches(feature: feature, action: action, session: session, confirmationTimeout: confirmation)
         } catch let error as ActionBusError {
             printError("error: \(error.message)")
             throw ExitCode(2)
@@ -68,23 +68,25 @@ struct SubscribeCommand: AsyncParsableCommand {
         defer { beganPrinter?.cancel() }
         try await untilTerminated {
             var printed = 0, missed: UInt64 = 0, gaps = 0, restarts = 0
-            for await event in stream {
-                if event.coordinatorRestarted {
-                    restarts += 1
-                    printError("gap: the coordinator restarted; outcomes finished around the restart may be missing (uncounted)")
+            reading: for await batch in stream {
+                for event in batch {
+                    if event.coordinatorRestarted {
+                        restarts += 1
+                        printError("gap: the coordinator restarted; outcomes finished around the restart may be missing (uncounted)")
+                    }
+                    if event.missed > 0 {
+                        missed += event.missed
+                        gaps += 1
+                        printError("gap: \(event.missed) outcome(s) dropped before sequence \(event.sequence)")
+                    }
+                    if json {
+                        lines.append(OutcomeJSON.encode(event.outcome, sequence: event.sequence))
+                    } else {
+                        lines.append("#\(event.sequence) \(PerformCommand.describe(event.outcome))")
+                    }
+                    printed += 1
+                    if let limit, printed >= limit { break reading }
                 }
-                if event.missed > 0 {
-                    missed += event.missed
-                    gaps += 1
-                    printError("gap: \(event.missed) outcome(s) dropped before sequence \(event.sequence)")
-                }
-                if json {
-                    lines.append(OutcomeJSON.encode(event.outcome, sequence: event.sequence))
-                } else {
-                    lines.append("#\(event.sequence) \(PerformCommand.describe(event.outcome))")
-                }
-                printed += 1
-                if let limit, printed >= limit { break }
             }
             lines.flush()
             if gaps > 0 {

@@ -30,6 +30,27 @@ struct ActionClientTests {
         }
     }
 
+    /// The outcomes of the first batches of `stream` until `count` have come, or what came within `timeout`.
+    static func first(_ count: Int, ofBatches stream: AsyncStream<[StreamedOutcome]>, within timeout: Duration = .seconds(30)) async -> [StreamedOutcome] {
+        await withTaskGroup(of: [StreamedOutcome]?.self) { group in
+            group.addTask {
+                var received: [StreamedOutcome] = []
+                for await batch in stream {
+                    received += batch
+                    if received.count >= count { break }
+                }
+                return received
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? []
+        }
+    }
+
     func makeClient(_ bus: BusFixture) throws -> ActionClient {
         var configuration = ActionClientConfiguration()
         configuration.coordinatorEndpoint = bus.clients
@@ -237,6 +258,28 @@ struct ActionClientTests {
         #expect(received.map(\.outcome.action) == ["Math.fibonacci", "Math.fibonacci"])
         #expect(received.map(\.sequence) == [1, 2])
         #expect(received.allSatisfy { $0.missed == 0 })
+        await client.close()
+    }
+
+    /// The batched stream carries the same outcomes, numbered the same way, in runs: concurrent
+    /// performs finishing together arrive several to a batch.
+    @Test func outcomeBatchesCarryEveryOutcomeInOrderInRuns() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal"])
+        try bus.startWorker("w1", coordinator: coordinator)
+        let client = try makeClient(bus)
+        let stream = try await client.outcomeBatches(feature: "Echo")
+        let count = 200
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 1...count {
+                group.addTask { _ = try await client.perform(action: "Echo.say", input: Array(#"{"text":"\#(n)"}"#.utf8)) }
+            }
+            try await group.waitForAll()
+        }
+        let received = await Self.first(count, ofBatches: stream)
+        #expect(received.count == count)
+        #expect(received.map(\.sequence) == Array(1...UInt64(count)), "numbered in the feature's scope, without a gap")
+        #expect(Set(received.map(\.outcome.requestID)).count == count)
         await client.close()
     }
 }

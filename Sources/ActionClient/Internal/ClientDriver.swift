@@ -395,15 +395,27 @@ final class ClientDriver: IOLoopDriver {
         subscription.sink.finish()
     }
 
-    private func received(_ event: OutcomeEvent, on subscription: Subscription) {
-        guard case .outcomes(let continuation) = subscription.sink else { return }
+    /// Hands a run of events on to the subscription's stream: one by one, or as one batch.
+    private func received(_ events: [OutcomeEvent], on subscription: Subscription) {
+        switch subscription.sink {
+        case .outcomes(let continuation):
+            for event in events { continuation.yield(streamed(event, on: subscription)) }
+        case .outcomeBatches(let continuation):
+            continuation.yield(events.map { streamed($0, on: subscription) })
+        case .began:
+            break
+        }
+    }
+
+    /// The event as its subscriber sees it: numbered in its scope, with the gap before it.
+    private func streamed(_ event: OutcomeEvent, on subscription: Subscription) -> StreamedOutcome {
         let sequence = event.sequences[subscription.scope]
         let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
         subscription.lastSequence = sequence
         var streamed = StreamedOutcome(outcome: event.outcome, sequence: sequence, missed: missed)
         streamed.coordinatorRestarted = subscription.restartPending
         subscription.restartPending = false
-        continuation.yield(streamed)
+        return streamed
     }
 
     private func readStream(_ subscription: Subscription) {
@@ -430,9 +442,9 @@ final class ClientDriver: IOLoopDriver {
                     confirmed(true)
                 }
             case .event(_, let sequences, let outcome):
-                received(OutcomeEvent(sequences: sequences, outcome: outcome), on: subscription)
+                received([OutcomeEvent(sequences: sequences, outcome: outcome)], on: subscription)
             case .eventBatch(_, let events):
-                for event in events { received(event, on: subscription) }
+                received(events, on: subscription)
             case .began(_, let events):
                 guard case .began(let continuation) = subscription.sink else { break }
                 for event in events {

@@ -28,11 +28,14 @@ final class Subscription {
 /// Where a subscription's messages go: outcomes, or began events.
 enum SubscriptionSink {
     case outcomes(AsyncStream<StreamedOutcome>.Continuation)
+    /// Outcomes in the runs they arrived in.
+    case outcomeBatches(AsyncStream<[StreamedOutcome]>.Continuation)
     case began(AsyncStream<StreamedBegan>.Continuation)
 
     func finish() {
         switch self {
         case .outcomes(let continuation): continuation.finish()
+        case .outcomeBatches(let continuation): continuation.finish()
         case .began(let continuation): continuation.finish()
         }
     }

@@ -32,8 +32,13 @@ struct OutcomeSequencer {
         counters = counters.filter { $0.key.session.isEmpty || !sessions.contains($0.key.session) }
     }
 
+    /// One hash of the key: found, its counter is raised in place.
     private mutating func bump(_ key: Key) -> UInt64 {
-        counters[key, default: 0] += 1
-        return counters[key]!
+        if let index = counters.index(forKey: key) {
+            counters.values[index] += 1
+            return counters.values[index]
+        }
+        counters[key] = 1
+        return 1
     }
 }
