@@ -11,23 +11,14 @@ struct ActionClientTests {
     /// The first `count` outcomes of `stream`, or none if they do not all come within `timeout`
     /// (the expectations then show what is missing instead of the test hanging).
     static func first(_ count: Int, of stream: AsyncStream<StreamedOutcome>, within timeout: Duration = .seconds(30)) async -> [StreamedOutcome] {
-        await withTaskGroup(of: [StreamedOutcome]?.self) { group in
-            group.addTask {
-                var received: [StreamedOutcome] = []
-                for await event in stream {
-                    received.append(event)
-                    if received.count == count { break }
-                }
-                return received
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? []
+        // Each outcome as a run of one, read by the batches' reader.
+        let (runs, continuation) = AsyncStream<[StreamedOutcome]>.makeStream()
+        let forward = Task {
+            for await outcome in stream { continuation.yield([outcome]) }
+            continuation.finish()
         }
+        defer { forward.cancel() }
+        return await first(count, ofBatches: runs, within: timeout)
     }
 
     /// The outcomes of the first batches of `stream` until `count` have come, or what came within `timeout`.
