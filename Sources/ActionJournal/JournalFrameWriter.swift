@@ -26,6 +26,18 @@ struct JournalFrameWriter: WireFrameWriter {
         append(EmptyCollection<UInt8>())
     }
 
+    /// Appends the fields of a record ActionWire packed (``PackedRecord``): the same
+    /// `length (u32) · bytes` framing, so they are copied whole and only counted.
+    mutating func appendPacked(_ record: [UInt8]) {
+        var fields = 0, offset = 0
+        while record.count - offset >= 4 {
+            let length = record[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            offset += 4 + length
+            fields += 1
+        }
+        appendFrames(record, count: fields)
+    }
+
     /// Appends `count` frames already written as `length (u32) · bytes` in `frames`.
     mutating func appendFrames(_ frames: [UInt8], count: Int) {
         bytes.append(contentsOf: frames)

@@ -18,11 +18,13 @@ extension JournalRecord {
     func append(to buffer: inout [UInt8]) {
         Self.appendRecord(kind: kind, to: &buffer) { writer in
             switch self {
+            // Packed by ActionWire, where its encoder is specialised: encoding into this
+            // module's writer ran it unspecialised, a generic call per field.
             case .accepted(let request, let deadline):
-                request.encode(into: &writer)
+                writer.appendPacked(request.packed)
                 Self.appendDeadline(deadline, to: &writer)
             case .finished(let outcome):
-                outcome.encode(into: &writer)
+                writer.appendPacked(outcome.packed)
             case .workerDied(let requestID):
                 writer.append(requestID)
             case .featureSwitches(let switches):
