@@ -355,13 +355,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         let routingID = clientRoutingIDs.intern(incoming[0])
-        if MajordomoRequest.matches(incoming.packedFrames, at: 1) {
+        let frames = incoming.packedFrames
+        if MajordomoRequest.matches(frames, at: 1) {
             handleMajordomo(routingID: routingID)
             return
         }
         let client = ClientAddress(routingID: routingID, curveKey: curveKey)
         do {
-            let message = try ClientMessage.decode(incoming.packedFrames, at: 1, limits: limits)
+            let message = try ClientMessage.decode(frames, at: 1, limits: limits)
             core.received(message, from: client, now: .now)
         } catch {
             // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
@@ -451,13 +452,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 continue
             }
             let id = WorkerID(workerRoutingIDs.intern(incoming[0]))
-            if MajordomoWorkerMessage.matches(incoming.packedFrames, at: 1) {
+            let frames = incoming.packedFrames
+            if MajordomoWorkerMessage.matches(frames, at: 1) {
                 handleMajordomoWorker(id)
                 continue
             }
             if !majordomoWorkers.isEmpty { majordomoWorkers[id] = nil }
             do {
-                let message = try WorkerMessage.decode(incoming.packedFrames, at: 1, limits: limits)
+                let message = try WorkerMessage.decode(frames, at: 1, limits: limits)
                 core.received(message, from: id, now: .now)
             } catch {
                 if incoming.count > 3, (try? WireHeader.command(in: incoming[1])) == .result {
