@@ -239,7 +239,10 @@ final class ClientDriver: IOLoopDriver {
     /// it read and no reply to a live client), so a coordinator that only stalled (a burst, a
     /// compaction, a VM pause) is not handed copies of the work it holds.
     private func watchCoordinator(now: ContinuousClock.Instant) {
-        if now - lastPing >= configuration.heartbeatInterval {
+        // Only a silent coordinator is asked: one that answers is alive, and a PING each
+        // interval through a long burst left a PONG on its way to a client that had all its
+        // outcomes and had left (an undeliverable reply, counted).
+        if now - lastHeard >= configuration.heartbeatInterval, now - lastPing >= configuration.heartbeatInterval {
             lastPing = now
             send(.ping)
         }
