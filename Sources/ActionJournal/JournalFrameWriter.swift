@@ -29,13 +29,12 @@ struct JournalFrameWriter: WireFrameWriter {
     /// Appends the fields of a record ActionWire packed (``PackedRecord``): the same
     /// `length (u32) · bytes` framing, so they are copied whole and only counted.
     mutating func appendPacked(_ record: [UInt8]) {
-        var fields = 0, offset = 0
-        while record.count - offset >= 4 {
-            let length = record[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
-            offset += 4 + length
-            fields += 1
+        // A record ActionWire just packed always reads back (the command only names errors);
+        // a miscount would write a record the journal cannot replay.
+        guard let fields = try? PackedRecord(record[...], command: .perform) else {
+            preconditionFailure("a packed record does not read back")
         }
-        appendFrames(record, count: fields)
+        appendFrames(record, count: fields.count)
     }
 
     /// Appends `count` frames already written as `length (u32) · bytes` in `frames`.

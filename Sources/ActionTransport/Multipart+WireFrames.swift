@@ -15,16 +15,8 @@ extension Multipart {
 }
 
 extension Socket {
-    /// Sends `frames` as one multipart message, as the `Multipart` overload does: with
-    /// `.dontWait`, all of it or (``ZMQError/Code/wouldBlock``) none.
+    /// Sends `frames` as one multipart message (see the `Multipart` overload), sharing its buffer.
     public func send(_ frames: PackedFrames, options: SendOptions = []) throws {
-        let last = frames.count - 1
-        guard last >= 0 else { return }
-        try frames.bytes.withUnsafeBytes { all in
-            for index in 0...last {
-                let frameOptions = index < last ? options.union(.more) : options.subtracting(.more)
-                try send(UnsafeRawBufferPointer(rebasing: all[frames.range(of: index)]), options: frameOptions)
-            }
-        }
+        try send(Multipart(bytes: frames.bytes, ends: frames.ends), options: options)
     }
 }

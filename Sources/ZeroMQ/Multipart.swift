@@ -9,6 +9,14 @@ public struct Multipart: Sendable, Equatable, CustomStringConvertible {
     /// An empty message.
     public init() {}
 
+    /// A message laid out as ``layout`` describes: every frame's bytes in `bytes`, frame `i`
+    /// ending at `ends[i]` (ascending, the last at most `bytes.count`). Shares both arrays.
+    public init(bytes: [UInt8], ends: [Int]) {
+        precondition(ends.last.map { $0 <= bytes.count } ?? true, "frame ends past the bytes")
+        storage = bytes
+        self.ends = ends
+    }
+
     /// A message of the given frames.
     public init(_ frames: [[UInt8]]) {
         for frame in frames { append(frame) }

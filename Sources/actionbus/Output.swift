@@ -44,12 +44,11 @@ struct OutputBuffer {
 /// still show at once to the eye. Lines are written under the lock, so in order.
 final class StreamedLines: Sendable {
     private struct State {
-        var bytes: [UInt8] = []
+        var buffer = OutputBuffer()
         var flushScheduled = false
     }
 
     private let state = Locked(State())
-    private let chunk = 64 << 10
     private let delay: Duration
 
     init(delay: Duration = .milliseconds(20)) {
@@ -62,10 +61,9 @@ final class StreamedLines: Sendable {
 
     func append(_ line: [UInt8]) {
         let mustSchedule = state.withLock { state -> Bool in
-            state.bytes.append(contentsOf: line)
-            state.bytes.append(0x0A)
-            if state.bytes.count >= chunk {
-                Self.write(&state.bytes)
+            state.buffer.append(line)
+            if state.buffer.isFull {
+                state.buffer.flush()
                 return false
             }
             defer { state.flushScheduled = true }
@@ -82,13 +80,7 @@ final class StreamedLines: Sendable {
     func flush() {
         state.withLock { state in
             state.flushScheduled = false
-            Self.write(&state.bytes)
+            state.buffer.flush()
         }
-    }
-
-    private static func write(_ bytes: inout [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
-        bytes.removeAll(keepingCapacity: true)
     }
 }
