@@ -13,11 +13,13 @@ import Locking
 /// ```
 public final class ActionCancellation: Sendable {
     private enum State {
-        case armed([@Sendable () -> Void])
+        /// Waiting, with the handlers to run. Nearly every cancellation has one handler (the
+        /// perform it was passed to): it has a slot of its own, so no array is made per perform.
+        case armed(first: (@Sendable () -> Void)?, more: [@Sendable () -> Void])
         case cancelled
     }
 
-    private let state = Locked(State.armed([]))
+    private let state = Locked(State.armed(first: nil, more: []))
 
     /// A cancellation not yet requested.
     public init() {}
@@ -29,20 +31,25 @@ public final class ActionCancellation: Sendable {
 
     /// Cancels the perform; safe to call from any thread, any number of times.
     public func cancel() {
-        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+        let handlers = state.withLock { state -> (first: (@Sendable () -> Void)?, more: [@Sendable () -> Void]) in
             defer { state = .cancelled }
-            if case .armed(let handlers) = state { return handlers }
-            return []
+            if case .armed(let first, let more) = state { return (first, more) }
+            return (nil, [])
         }
-        handlers.forEach { $0() }
+        handlers.first?()
+        handlers.more.forEach { $0() }
     }
 
     /// Runs `handler` on ``cancel()``, or at once if that already happened.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let alreadyCancelled = state.withLock { state -> Bool in
-            guard case .armed(var handlers) = state else { return true }
-            handlers.append(handler)
-            state = .armed(handlers)
+            guard case .armed(let first, var more) = state else { return true }
+            if first == nil {
+                state = .armed(first: handler, more: more)
+            } else {
+                more.append(handler)
+                state = .armed(first: first, more: more)
+            }
             return false
         }
         if alreadyCancelled { handler() }

@@ -20,6 +20,21 @@ struct ActionCancellationTests {
         #expect(cancellation.isCancelled)
     }
 
+    @Test func oneCancellationSharedByThreePerformsCancelsEveryOne() async throws {
+        // The first handler has a slot of its own, the others go to a list: all must run.
+        let cancellation = ActionCancellation()
+        let outcomes = Recorder<ErasedActionOutcome>()
+        for _ in 0..<3 {
+            session.perform(named: "Clock.sleep", jsonInput: Data(#"{"ms":60000}"#.utf8), cancellation: cancellation) {
+                outcomes.record($0)
+            }
+        }
+        cancellation.cancel()
+        let delivered = try #require(await outcomes.waitForValues(count: 3, timeout: .seconds(5)))
+        #expect(delivered.count == 3)
+        #expect(delivered.allSatisfy { $0.error?.code == .cancelled })
+    }
+
     @Test func cancellingBeforeThePerformStartsSkipsTheAction() async throws {
         let cancellation = ActionCancellation()
         cancellation.cancel()

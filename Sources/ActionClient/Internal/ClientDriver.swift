@@ -1,7 +1,6 @@
 import ActionTransport
 import ActionWire
 import DequeModule
-import HeapModule
 import Logging
 import ZeroMQ
 
@@ -27,7 +26,7 @@ final class ClientDriver: IOLoopDriver {
     private var unsent: Deque<PendingCall> = []
     private var outstanding = 0
     private var nextOrder: UInt64 = 0
-    private var timers = Heap<ClientTimer>()
+    private var timers = ClientTimerLanes()
     /// Outcomes received and not yet acknowledged to the coordinator.
     private var acknowledgements: [String] = []
     private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
@@ -195,8 +194,7 @@ final class ClientDriver: IOLoopDriver {
     private func sweep() {
         let now = ContinuousClock.now
         if !pending.isEmpty { watchCoordinator(now: now) }
-        while let timer = timers.min, timer.at <= now {
-            timers.removeMin()
+        while let timer = timers.popDue(now: now) {
             let call = timer.call
             guard !call.isSettled else { continue }
             switch timer.kind {
@@ -214,12 +212,12 @@ final class ClientDriver: IOLoopDriver {
         fillWindow(now: now)
     }
 
-    /// Timers of answered calls stay in the heap until their time; when they outnumber the calls
-    /// waiting, they are dropped at once (amortised O(1) per call), so the heap follows what is
-    /// pending, not throughput × timeout.
+    /// Timers of answered calls stay in their lanes until their time; when they outnumber the
+    /// calls waiting, they are dropped at once (amortised O(1) per call), so the timers follow
+    /// what is pending, not throughput × timeout.
     private func compactTimers() {
         guard timers.count > 2 * pending.count + 1024 else { return }
-        timers = Heap(timers.unordered.filter { !$0.call.isSettled })
+        timers.removeAll { $0.call.isSettled }
     }
 
     /// Past the request's deadline and the coordinator's grace its answer should be here; ask

@@ -1,4 +1,4 @@
-/// A moment the client's I/O loop must act on for one call; kept in a heap, earliest first.
+/// A moment the client's I/O loop must act on for one call; kept in ``ClientTimerLanes``, earliest first.
 struct ClientTimer: Comparable {
     enum Kind {
         /// The caller stops waiting: the request fails `timedOut`.

@@ -2,6 +2,8 @@ import ActionCore
 
 /// A request a worker is running: where it runs and how to stop it.
 struct RunningRequest {
-    let sessionName: String
+    /// Its session, held here so that finishing the request needs no second lookup by name
+    /// (a hosted session is never let go while it runs a request).
+    let hosted: HostedSession
     let cancellation: ActionCancellation
 }

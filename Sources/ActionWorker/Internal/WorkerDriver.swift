@@ -328,7 +328,7 @@ final class WorkerDriver: IOLoopDriver {
         hosted.running += 1
         hosted.lastUsed = now
         let cancellation = ActionCancellation()
-        running[request.requestID] = RunningRequest(sessionName: sessionName, cancellation: cancellation)
+        running[request.requestID] = RunningRequest(hosted: hosted, cancellation: cancellation)
         let timeout = request.timeoutMilliseconds == 0
             ? sessionConfiguration.defaultTimeout ?? Self.defaultRequestTimeout
             : .milliseconds(Int64(request.timeoutMilliseconds))
@@ -360,11 +360,10 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private func finish(_ request: WireRequest, _ outcome: ErasedActionOutcome) {
-        var hosted: HostedSession?
-        if let sessionName = running.removeValue(forKey: request.requestID)?.sessionName {
-            hosted = sessions[sessionName]
-            hosted?.running -= 1
-            hosted?.lastUsed = .now
+        let hosted = running.removeValue(forKey: request.requestID)?.hosted
+        if let hosted {
+            hosted.running -= 1
+            hosted.lastUsed = .now
         }
         let result: WireOutcome.Result
         switch outcome {
