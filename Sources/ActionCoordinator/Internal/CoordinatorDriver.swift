@@ -245,22 +245,27 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
         // Outcomes for one ActionBus client go out together; any other reply to that client
         // first sends what was gathered for it, so each client sees its replies in order.
+        // The gathering of the client the last outcome went to: a run of outcomes for one client
+        // (the usual case) finds it without hashing the routing id for each.
+        var last: (key: RoutingKey, gathered: GatheredRecords<WireOutcome>)?
         for (reply, client) in output.replies {
             if case .outcome(let outcome) = reply, client.protocol == .actionBus {
-                let key = RoutingKey(client.routingID)
-                if let gathered = outcomeBatches[key]?.outcomes, gathered.isFull(adding: outcome.byteCount) {
-                    deliverOutcomes(for: key)
-                }
-                let gathered: GatheredRecords<WireOutcome>
-                if let existing = outcomeBatches[key]?.outcomes {
-                    gathered = existing
+                var current: (key: RoutingKey, gathered: GatheredRecords<WireOutcome>)
+                if let last, last.key.bytes == client.routingID {
+                    current = last
                 } else {
-                    gathered = GatheredRecords()
-                    outcomeBatches[key] = (client, gathered)
+                    let key = RoutingKey(client.routingID)
+                    current = (key, outcomeBatches[key]?.outcomes ?? gathering(for: key, client))
                 }
-                gathered.append(outcome, bytes: outcome.byteCount)
+                if current.gathered.isFull(adding: outcome.byteCount) {
+                    deliverOutcomes(for: current.key)
+                    current.gathered = gathering(for: current.key, client)
+                }
+                current.gathered.append(outcome, bytes: outcome.byteCount)
+                last = current
             } else {
                 if !outcomeBatches.isEmpty { deliverOutcomes(for: RoutingKey(client.routingID)) }
+                last = nil
                 deliver(reply, to: client)
             }
         }
@@ -284,6 +289,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             let waiting = first.requestIDs.filter(core.awaitsOutcome)
             if !waiting.isEmpty { deliverAcceptances(waiting, to: first.client) }
         }
+    }
+
+    /// A new, empty gathering of outcomes for `client`, under `key`.
+    private func gathering(for key: RoutingKey, _ client: ClientAddress) -> GatheredRecords<WireOutcome> {
+        let gathered = GatheredRecords<WireOutcome>()
+        outcomeBatches[key] = (client, gathered)
+        return gathered
     }
 
     private func deliverOutcomes(for key: RoutingKey) {
