@@ -37,21 +37,10 @@ scripts/setup.sh >/dev/null
 swift build -c release --product actionbus 2>&1 | grep -E "error|Compiling|Build complete" | grep -v "^.*Compiling" || true
 bin="$PWD/.build/release/actionbus"
 test -x "$bin"
-mkdir -p .build-relay
-# Any C compiler: the Swift toolchain's clang will do where the system has no cc.
-"$(command -v cc || command -v clang)" -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
-relay="$PWD/.build-relay/relay"
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# The relay, the work directory, PID cleanup, free_port and wait_port.
+source scripts/lib/relay-harness.sh
 
 ticks_per_second=$(getconf CLK_TCK)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 # Microseconds of CPU per request: ticks used since `before`, over `count` requests.
@@ -66,15 +55,6 @@ open(sys.argv[1], "w").write(f"{usage.ru_utime + usage.ru_stime}\n")
 sys.stdout.write(result.stdout)
 sys.exit(result.returncode)
 ' "$@"
-}
-# Waits (bounded) until a TCP port accepts connections.
-wait_port() {
-    for _ in $(seq 1 100); do
-        python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $1), 0.1)" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "compare: nothing listens on port $1" >&2
-    return 1
 }
 stop() {
     for pid in "$@"; do kill "$pid" 2>/dev/null || true; done

@@ -72,11 +72,19 @@ extension ActionSession {
         }
         return dispatchOnce(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
                             asyncReport: asyncReport) { [self] outcome in
-            guard case .failure(let error, _) = outcome, error.isRetryable, cancellation?.isCancelled != true,
+            guard case .failure(let error, _) = outcome, error.isRetryable,
                   case let backoff = policy.backoff(beforeAttempt: number + 1),
                   deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
             else {
                 target.deliver(outcome, to: completion)
+                return
+            }
+            if cancellation?.isCancelled == true {
+                // Cancelled after this attempt failed and before the next began: the perform
+                // ends `cancelled`, as it does when the cancel comes during the backoff (the
+                // next attempt ends at once, before its action starts).
+                _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                             attempt: number + 1, asyncReport: asyncReport, completion: completion)
                 return
             }
             logger.info("Retrying after a retryable failure", metadata: [
