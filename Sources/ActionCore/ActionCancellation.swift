@@ -12,44 +12,40 @@ import Locking
 /// cancellation.cancel()
 /// ```
 public final class ActionCancellation: Sendable {
-    private enum State {
-        /// Waiting, with the handlers to run. Nearly every cancellation has one handler (the
-        /// perform it was passed to): it has a slot of its own, so no array is made per perform.
-        case armed(first: (@Sendable () -> Void)?, more: [@Sendable () -> Void])
-        case cancelled
+    private struct State {
+        var isCancelled = false
+        /// The handlers to run on cancel. Nearly every cancellation has one (the perform it was
+        /// passed to): it has a slot of its own, so no array is made per perform.
+        var first: (@Sendable () -> Void)?
+        var more: [@Sendable () -> Void] = []
     }
 
-    private let state = Locked(State.armed(first: nil, more: []))
+    private let state = Locked(State())
 
     /// A cancellation not yet requested.
     public init() {}
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool {
-        state.withLock { if case .cancelled = $0 { return true } else { return false } }
+        state.withLock { $0.isCancelled }
     }
 
     /// Cancels the perform; safe to call from any thread, any number of times.
     public func cancel() {
-        let handlers = state.withLock { state -> (first: (@Sendable () -> Void)?, more: [@Sendable () -> Void]) in
-            defer { state = .cancelled }
-            if case .armed(let first, let more) = state { return (first, more) }
-            return (nil, [])
+        // Taken out under the lock (and so run once), run outside it.
+        let (first, more) = state.withLock { state in
+            defer { state = State(isCancelled: true) }
+            return (state.first, state.more)
         }
-        handlers.first?()
-        handlers.more.forEach { $0() }
+        first?()
+        more.forEach { $0() }
     }
 
     /// Runs `handler` on ``cancel()``, or at once if that already happened.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let alreadyCancelled = state.withLock { state -> Bool in
-            guard case .armed(let first, var more) = state else { return true }
-            if first == nil {
-                state = .armed(first: handler, more: more)
-            } else {
-                more.append(handler)
-                state = .armed(first: first, more: more)
-            }
+            guard !state.isCancelled else { return true }
+            if state.first == nil { state.first = handler } else { state.more.append(handler) }
             return false
         }
         if alreadyCancelled { handler() }
