@@ -7,7 +7,7 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
     /// The action's name within its feature, e.g. `say`.
     public let actionName: String
     /// The feature, when it is a ``ConditionalFeature`` (looked up once, not per perform).
-    let conditionalFeature: (any ConditionalFeature.Type)?
+    @usableFromInline let conditionalFeature: (any ConditionalFeature.Type)?
 
     init(actionName: String) {
         self.actionName = actionName
@@ -38,6 +38,11 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
     public var description: String { fullName }
 
     /// This binding with its types erased, as found in an ``ActionCatalog``.
+    ///
+    /// Inlinable, so that the perform it wraps is specialised for the action's types in the
+    /// module that declares the action (unspecialised, generic metadata lookups and dynamic
+    /// calls cost a worker about a sixth of its CPU).
+    @inlinable
     public var erased: AnyActionBinding {
         AnyActionBinding(
             featureName: featureName,

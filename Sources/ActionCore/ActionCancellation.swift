@@ -42,6 +42,7 @@ public final class ActionCancellation: Sendable {
     }
 
     /// Runs `handler` on ``cancel()``, or at once if that already happened.
+    @usableFromInline
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let alreadyCancelled = state.withLock { state -> Bool in
             guard !state.isCancelled else { return true }

@@ -8,7 +8,8 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     /// The value `perform` returns, proving it either completed or promised to complete later.
     public class Status: @unchecked Sendable {
         // Immutable and empty; non-final only so that AsyncHandle can be returned as a Status.
-        fileprivate init() {}
+        @usableFromInline
+        init() {}
     }
 
     /// A promise to complete later: complete it exactly once, from any thread.
@@ -26,16 +27,18 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     }
 
     /// Why a completion was not delivered.
+    @usableFromInline
     enum Rejection {
         case secondCompletion
         case afterTermination(ActionError.Code)
     }
 
-    private let run: ActionRun
-    private let deliver: @Sendable (ActionOutcome<Output>) -> Void
-    private let terminated: @Sendable (ActionError) -> Void
-    private let reject: @Sendable (Rejection, ActionOutcomeSummary) -> Void
+    @usableFromInline let run: ActionRun
+    @usableFromInline let deliver: @Sendable (ActionOutcome<Output>) -> Void
+    @usableFromInline let terminated: @Sendable (ActionError) -> Void
+    @usableFromInline let reject: @Sendable (Rejection, ActionOutcomeSummary) -> Void
 
+    @inlinable
     init(
         run: ActionRun,
         deliver: @escaping @Sendable (ActionOutcome<Output>) -> Void,
@@ -52,6 +55,7 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     var requestID: ActionRequestID { run.id }
 
     /// Reports the outcome now and returns the status `perform` must return.
+    @inlinable
     public func completedSync(_ outcome: ActionOutcome<Output>) -> Status {
         receive(outcome)
         return Status()
@@ -67,6 +71,7 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     var completedAsync: Bool { run.completedAsync }
 
     /// Funnels every completion through the run's state machine: the first one wins.
+    @inlinable
     func receive(_ outcome: ActionOutcome<Output>) {
         switch run.actionCompleted() {
         case .deliver:
@@ -79,6 +84,7 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
     }
 
     /// Ends the run with `error` (timeout, cancellation) unless it already ended.
+    @usableFromInline
     func terminate(with error: ActionError) {
         if run.terminate(error.code) {
             run.markCompletingAsynchronously()

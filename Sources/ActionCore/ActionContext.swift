@@ -15,7 +15,17 @@ public struct ActionContext<Input: Sendable>: Sendable {
     public var logger: Logger { session.logger(forAction: actionName, requestID: requestID) }
     /// When the perform times out with ``ActionError/Code/timedOut``; `nil` when it never does.
     public let deadline: ContinuousClock.Instant?
-    let run: ActionRun
+    @usableFromInline let run: ActionRun
+
+    @usableFromInline
+    init(input: Input, actionName: String, requestID: ActionRequestID, session: ActionSession, deadline: ContinuousClock.Instant?, run: ActionRun) {
+        self.input = input
+        self.actionName = actionName
+        self.requestID = requestID
+        self.session = session
+        self.deadline = deadline
+        self.run = run
+    }
 
     /// The name of the session performing the action.
     public var sessionName: String { session.name }

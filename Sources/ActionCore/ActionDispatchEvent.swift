@@ -18,4 +18,19 @@ public struct ActionDispatchEvent: Sendable, Hashable {
     public let date: Date
     /// The action's ``Action/analyticsID``: `nil` for actions that are not tracked.
     public var analyticsID: String? = nil
+
+    @usableFromInline
+    init(
+        requestID: ActionRequestID, sessionName: String, featureName: String, actionName: String, userInitiated: Bool,
+        executorName: String, date: Date, analyticsID: String?
+    ) {
+        self.requestID = requestID
+        self.sessionName = sessionName
+        self.featureName = featureName
+        self.actionName = actionName
+        self.userInitiated = userInitiated
+        self.executorName = executorName
+        self.date = date
+        self.analyticsID = analyticsID
+    }
 }

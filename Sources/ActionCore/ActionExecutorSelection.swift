@@ -8,6 +8,7 @@ public enum ActionExecutorSelection: Sendable {
 }
 
 extension ActionExecutorSelection {
+    @inlinable
     var isSessionMain: Bool {
         if case .sessionMain = self { return true }
         return false

@@ -47,6 +47,7 @@ public enum ActionOutcome<Output: Sendable>: Sendable {
     }
 
     /// Transforms a successful output, keeping failures and `closeActionStack` as they are.
+    @inlinable
     public func map<NewOutput: Sendable>(_ transform: (Output) throws(ActionError) -> NewOutput) -> ActionOutcome<NewOutput> {
         switch self {
         case .success(let output, let close):

@@ -13,6 +13,7 @@ public struct ActionRequestID: Hashable, Sendable, Codable, CustomStringConverti
     }
 
     /// A new, never used identifier.
+    @usableFromInline
     static func next() -> Self {
         Self(rawValue: counter.wrappingAdd(1, ordering: .relaxed).newValue)
     }

@@ -103,6 +103,10 @@ extension ActionSession {
 
     /// Decodes the input for `binding`, performs it and encodes its output; `target` `nil`
     /// delivers on the action's executor.
+    ///
+    /// Inlinable down to the action's `perform`, as ``ActionBinding/erased`` is: specialised in
+    /// the module that declares the action.
+    @inlinable
     func performJSON<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         jsonInput: [UInt8],
@@ -130,11 +134,12 @@ extension ActionSession {
 }
 
 /// One JSON decoder and encoder for every perform: making them costs more than a small decode.
+@usableFromInline
 enum JSONCoders {
     /// What empty input reads as.
-    static let emptyObject: [UInt8] = Array("{}".utf8)
-    static let decoder = JSONDecoder()
-    static let encoder: JSONEncoder = {
+    @usableFromInline static let emptyObject: [UInt8] = Array("{}".utf8)
+    @usableFromInline static let decoder = JSONDecoder()
+    @usableFromInline static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
@@ -144,6 +149,7 @@ enum JSONCoders {
 extension ActionOutcome where Output: Encodable {
     /// The outcome with its output JSON-encoded (sorted keys); an unencodable output becomes
     /// an ``ActionError/Code/invalidOutput`` failure.
+    @inlinable
     func encodedAsJSON(actionName: String) -> ErasedActionOutcome {
         map { output throws(ActionError) -> Data in
             do {

@@ -53,6 +53,7 @@ extension ActionSession {
     /// deadline; only the last outcome reaches `completion`.
     ///
     /// - Returns: the identity of attempt `number` (the first, to callers).
+    @inlinable
     func dispatch<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         input: A.Input,
@@ -65,11 +66,28 @@ extension ActionSession {
     ) -> ActionRequestID {
         // Resolved once: later attempts pass the resolved deadline on, so retries share it.
         let deadline = deadline ?? configuration.defaultTimeout.map { .now + $0 }
-        let policy = A.retryPolicy
-        guard number < policy.maxAttempts else {
+        guard number < A.retryPolicy.maxAttempts else {
             return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
                                 asyncReport: asyncReport, completion: completion)
         }
+        return dispatchRetrying(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                                attempt: number, asyncReport: asyncReport, completion: completion)
+    }
+
+    /// An attempt that another may follow: its outcome decides whether the next one starts.
+    /// Not inlinable: only actions with a retry policy come this way.
+    @usableFromInline
+    func dispatchRetrying<F: Feature, A: Action>(
+        _ binding: ActionBinding<F, A>,
+        input: A.Input,
+        deadline: ContinuousClock.Instant?,
+        target: CompletionTarget,
+        cancellation: ActionCancellation?,
+        attempt number: Int,
+        asyncReport: CompletedAsyncReport?,
+        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+    ) -> ActionRequestID {
+        let policy = A.retryPolicy
         return dispatchOnce(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
                             asyncReport: asyncReport) { [self] outcome in
             guard case .failure(let error, _) = outcome, error.isRetryable,
@@ -107,7 +125,8 @@ extension ActionSession {
 
     /// The single path every attempt takes: observers, timeout, cancellation, executor hop,
     /// exactly-once delivery.
-    private func dispatchOnce<F: Feature, A: Action>(
+    @inlinable
+    func dispatchOnce<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
         input: A.Input,
         deadline: ContinuousClock.Instant?,
@@ -193,6 +212,7 @@ extension ActionSession {
 
     /// The session's logger with the action's name and request id: made only when something is
     /// logged, never per perform.
+    @usableFromInline
     func logger(forAction actionName: String, requestID: ActionRequestID) -> Logger {
         var logger = self.logger
         logger[metadataKey: "action.name"] = "\(actionName)"

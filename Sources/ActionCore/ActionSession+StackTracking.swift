@@ -22,6 +22,18 @@ extension ActionSession {
         return closed
     }
 
+    /// What every delivered outcome does before it reaches its caller: it goes into the
+    /// session's stacks, to the unrequested-perform reporter (unless the host requested it), and
+    /// to the observers.
+    @usableFromInline
+    func recordOutcome(of event: ActionDispatchEvent, summary: ActionOutcomeSummary, error: ActionError?, requestedByHost: Bool) {
+        let record = recordInActionStacks(featureName: event.featureName, actionName: event.actionName, outcome: summary)
+        if let unrequestedPerformReporter, !requestedByHost {
+            unrequestedPerformReporter(UnrequestedPerform(record: record, errorMessage: error?.message))
+        }
+        if !observers.isEmpty { observers.notify { $0.actionDidComplete(event, outcome: summary) } }
+    }
+
     /// Records a completed perform in the session's stacks.
     @discardableResult
     func recordInActionStacks(featureName: String, actionName: String, outcome: ActionOutcomeSummary) -> ActionStackRecord {

@@ -25,11 +25,11 @@ public final class ActionSession: Sendable {
     /// The session's main serial queue, for actions declaring ``ActionExecutorSelection/sessionMain``.
     public let mainExecutor: SerialQueueExecutor
 
-    let logger: Logger
-    let observers: ObserverNotifier
+    @usableFromInline let logger: Logger
+    @usableFromInline let observers: ObserverNotifier
     let stackTracker: Locked<ActionStackTracker>
     /// The line its main-queue actions wait in when it is strictly serial.
-    let serialLine: SerialActionLine?
+    @usableFromInline let serialLine: SerialActionLine?
     /// Told of every perform its host did not request (actions an action performed): a worker
     /// passes them on so that the coordinator's stacks hold them too.
     let unrequestedPerformReporter: UnrequestedPerformReporter?
@@ -95,6 +95,7 @@ public final class ActionSession: Sendable {
     }
 
     /// The executor an action declared, resolved for this session.
+    @usableFromInline
     func executor(for selection: ActionExecutorSelection) -> any ActionExecutor {
         switch selection {
         case .sessionMain:

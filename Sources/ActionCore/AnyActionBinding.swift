@@ -14,14 +14,16 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
     /// Flint, where declared-only actions are internal.
     public internal(set) var isPublished = false
 
+    @usableFromInline
     typealias JSONPerformer = @Sendable (
         ActionSession, [UInt8], ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
         @escaping @Sendable (ErasedActionOutcome) -> Void
     ) -> Void
-    let performJSON: JSONPerformer
+    @usableFromInline let performJSON: JSONPerformer
     /// The shapes of its input and output, worked out when asked (``ActionSchema/of(_:)``).
     let schemas: @Sendable () -> (input: ActionSchema, output: ActionSchema)
 
+    @usableFromInline
     init(
         featureName: String, actionName: String, actionDescription: String, performJSON: @escaping JSONPerformer,
         schemas: @escaping @Sendable () -> (input: ActionSchema, output: ActionSchema)

@@ -13,22 +13,29 @@ import Darwin
 /// `Locked` costs one allocation, not the three of a class holding an `NSLock`: several are
 /// made per request on the bus's hot path. Copies share the value and its lock, as references
 /// to a class would. State machines live inside and change only through `withLock`.
+///
+/// Inlinable throughout: used from every module of the bus, it would otherwise run there
+/// unspecialised, looking up its generic metadata on each call.
 public struct Locked<Value>: @unchecked Sendable {
-    private let storage: LockedStorage<Value>
+    @usableFromInline let storage: LockedStorage<Value>
 
     /// Guards `value`.
+    @inlinable
     public init(_ value: Value) {
         storage = LockedStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try storage.withLock(body)
     }
 }
 
 /// The value (header) and its mutex (the single element) in one allocation.
+@usableFromInline
 final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    @inlinable
     static func make(_ value: Value) -> LockedStorage<Value> {
         let buffer = create(minimumCapacity: 1) { _ in value }
         buffer.withUnsafeMutablePointerToElements { mutex in
@@ -46,7 +53,7 @@ final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)

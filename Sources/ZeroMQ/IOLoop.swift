@@ -33,23 +33,26 @@ extension IOLoopDriver {
 /// loop.stop()
 /// ```
 public final class IOLoop<Driver: IOLoopDriver>: Sendable {
-    private typealias Job = @Sendable (Driver, IOLoopRuntime) -> Void
+    @usableFromInline typealias Job = @Sendable (Driver, IOLoopRuntime) -> Void
 
-    private struct State {
-        var jobs: [Job] = []
-        var isSignaled = false
-        var isAccepting = true
+    @usableFromInline
+    struct State {
+        @usableFromInline var jobs: [Job] = []
+        @usableFromInline var isSignaled = false
+        @usableFromInline var isAccepting = true
+
+        @usableFromInline init() {}
     }
 
     /// The loop's name, also its thread's name.
     public let name: String
-    private let wake: WakeSignal
-    private let state = Locked(State())
+    @usableFromInline let wake: WakeSignal
+    @usableFromInline let state = Locked(State())
     /// The loop thread's identity (0 until it starts): an atomic, since every perform from a
     /// completion asks whether it runs on the loop thread, and a lock there cost each one.
-    private let loopThread = Atomic<UInt>(0)
+    @usableFromInline let loopThread = Atomic<UInt>(0)
     /// The driver and runtime while the loop runs; read and written on the loop thread only.
-    nonisolated(unsafe) private var running: (driver: Driver, runtime: IOLoopRuntime)?
+    @usableFromInline nonisolated(unsafe) var running: (driver: Driver, runtime: IOLoopRuntime)?
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts the loop's thread and makes the driver on it.
@@ -106,7 +109,10 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// Queues `job` to run on the loop thread with the driver and runtime.
     ///
     /// - Returns: `false` when the loop has stopped and the job will never run.
-    @discardableResult
+    ///
+    /// Inlinable, as ``executeHereOrQueue(_:)`` is, so that it is specialised for the driver in
+    /// the module that calls it: every outcome a worker's actions finish comes back this way.
+    @inlinable @discardableResult
     public func execute(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         let (accepted, mustRing) = state.withLock { state -> (Bool, Bool) in
             guard state.isAccepting else { return (false, false) }
@@ -124,7 +130,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// work), and queues it like ``execute(_:)`` from any other thread: no wake-up is spent on
     /// work that is already where it must run. The job then runs inside the driver's current
     /// call, so the driver must be in a state to take it there.
-    @discardableResult
+    @inlinable @discardableResult
     public func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         if isCurrentThread, let (driver, runtime) = running {
             // Once the loop stops accepting (it is stopping: the driver is failing what it
@@ -137,6 +143,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     }
 
     /// Whether the caller runs on this loop's thread.
+    @inlinable
     public var isCurrentThread: Bool {
         loopThread.load(ordering: .acquiring) == Self.currentThread
     }
@@ -167,7 +174,8 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     }
 
     /// The calling thread's `pthread_t` as a number: distinct among live threads, never 0.
-    private static var currentThread: UInt {
+    @usableFromInline
+    static var currentThread: UInt {
         #if canImport(Darwin)
         UInt(bitPattern: pthread_self())
         #else

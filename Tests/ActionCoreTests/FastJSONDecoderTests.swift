@@ -89,6 +89,11 @@ struct FastJSONDecoderTests {
              { FastJSONDecoder.decode([String: Int].self, from: Data($0.utf8)) == nil }),
         ]
         for (json, declines) in declined { #expect(declines(json), "\(json)") }
+
+        // Bytes that are not UTF-8 (a String cannot hold them): declined, and Foundation refuses them.
+        let notUTF8 = Data(#"{"text":"a"#.utf8) + Data([0xFF, 0xFE]) + Data(#""}"#.utf8)
+        #expect(FastJSONDecoder.decode(Message.self, from: notUTF8) == nil)
+        #expect((try? JSONDecoder().decode(Message.self, from: notUTF8)) == nil)
     }
 
     /// A type whose decode recovers from an error: the fast decoder declines the whole decode,

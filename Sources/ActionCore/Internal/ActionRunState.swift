@@ -1,11 +1,13 @@
 /// The lifecycle of one perform: it ends exactly once, by completion or by termination
 /// (timeout, cancellation); anything after that is rejected and reported.
+@usableFromInline
 enum ActionRunState {
     case running(cancelHandlers: [@Sendable () -> Void])
     case completed
     case terminated(ActionError.Code)
 
     /// What to do with a completion from the action.
+    @usableFromInline
     enum CompletionDecision {
         case deliver
         case rejectSecondCompletion

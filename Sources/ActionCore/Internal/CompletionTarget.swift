@@ -1,6 +1,7 @@
 import Dispatch
 
 /// Where a caller's completion handler runs.
+@usableFromInline
 enum CompletionTarget: Sendable {
     /// The queue the caller chose.
     case queue(DispatchQueue)
@@ -14,18 +15,21 @@ enum CompletionTarget: Sendable {
     case forwarded
 
     /// Where an attempt that may be retried delivers: at once, keeping the host's mark.
+    @inlinable
     var immediateKeepingOrigin: CompletionTarget {
         if case .forwarded = self { return .forwarded }
         return .immediate
     }
 
     /// Whether the host requested the perform (``forwarded``).
+    @inlinable
     var isForwarded: Bool {
         if case .forwarded = self { return true }
         return false
     }
 
     /// Runs `work` on the target, inline when already there: never an extra hop.
+    @usableFromInline
     func run(_ work: @escaping @Sendable () -> Void) {
         switch self {
         case .queue(let queue):
@@ -43,6 +47,7 @@ enum CompletionTarget: Sendable {
 
     /// Hands `value` to `handler` on the target. Where the handler runs at once (the immediate
     /// target) no closure is made for it: a worker's every outcome goes this way.
+    @inlinable
     func deliver<Value: Sendable>(_ value: Value, to handler: @escaping @Sendable (Value) -> Void) {
         switch self {
         case .immediate, .forwarded:

@@ -4,20 +4,22 @@
 /// One object, captured alone by each of the completion's handlers: a closure that captures a
 /// single object needs no context of its own, so the three handlers cost no allocation beyond
 /// this one.
+@usableFromInline
 final class DispatchedPerform<F: Feature, A: Action>: Sendable {
-    let session: ActionSession
-    let binding: ActionBinding<F, A>
-    let event: ActionDispatchEvent
-    let target: CompletionTarget
-    let run: ActionRun
+    @usableFromInline let session: ActionSession
+    @usableFromInline let binding: ActionBinding<F, A>
+    @usableFromInline let event: ActionDispatchEvent
+    @usableFromInline let target: CompletionTarget
+    @usableFromInline let run: ActionRun
     /// In a strictly serial session, what holds the session's line until the outcome.
-    let gate: ExecutorGate?
+    @usableFromInline let gate: ExecutorGate?
     /// For a caller's completion requirement: whether the outcome came asynchronously.
-    let asyncReport: CompletedAsyncReport?
-    let completion: @Sendable (ActionOutcome<A.Output>) -> Void
+    @usableFromInline let asyncReport: CompletedAsyncReport?
+    @usableFromInline let completion: @Sendable (ActionOutcome<A.Output>) -> Void
 
-    var requestID: ActionRequestID { run.id }
+    @usableFromInline var requestID: ActionRequestID { run.id }
 
+    @inlinable
     init(
         session: ActionSession, binding: ActionBinding<F, A>, event: ActionDispatchEvent, target: CompletionTarget,
         run: ActionRun, gate: ExecutorGate?, asyncReport: CompletedAsyncReport?,
@@ -34,15 +36,9 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     }
 
     /// The outcome: into the session's stacks, to the observers, then to the caller's target.
+    @inlinable
     func deliver(_ outcome: ActionOutcome<A.Output>) {
-        let summary = outcome.summary, event = self.event
-        let record = session.recordInActionStacks(featureName: binding.featureName, actionName: binding.fullName, outcome: summary)
-        if let reporter = session.unrequestedPerformReporter, !target.isForwarded {
-            var errorMessage: String?
-            if case .failure(let error, _) = outcome { errorMessage = error.message }
-            reporter(UnrequestedPerform(record: record, errorMessage: errorMessage))
-        }
-        if !session.observers.isEmpty { session.observers.notify { $0.actionDidComplete(event, outcome: summary) } }
+        session.recordOutcome(of: event, summary: outcome.summary, error: outcome.error, requestedByHost: target.isForwarded)
         asyncReport?.record(run.completedAsync)
         target.deliver(outcome, to: completion)
         // Only now may a strictly serial session start its next action: a handler run on the
@@ -51,6 +47,7 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     }
 
     /// The perform ended without the action completing (a timeout, a cancellation).
+    @usableFromInline
     func terminated(_ error: ActionError) {
         session.logger(forAction: binding.fullName, requestID: requestID)
             .notice("Action ended without completing: \(error.message)", metadata: ["action.outcome": "\(error.code)"])
@@ -61,6 +58,7 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     }
 
     /// The action completed again, or after the perform had ended: not delivered.
+    @usableFromInline
     func reject(_ reason: ActionCompletion<A.Output>.Rejection, _ summary: ActionOutcomeSummary) {
         let rejection = ActionCompletionRejection(reason: reason.publicReason, rejectedOutcome: summary)
         session.logger(forAction: binding.fullName, requestID: requestID)

@@ -4,6 +4,7 @@ import Locking
 /// outcome: the outcome calls ``end()``, the line hands over the turn with ``started(_:)``,
 /// whichever comes first. (A perform that ends before its action starts, at a deadline, ends
 /// before it is started, and its turn is given back at once.)
+@usableFromInline
 final class ExecutorGate: Sendable {
     private enum State {
         case waiting
@@ -13,7 +14,11 @@ final class ExecutorGate: Sendable {
 
     private let state = Locked(State.waiting)
 
+    @usableFromInline
+    init() {}
+
     /// The action starts holding `turn`.
+    @usableFromInline
     func started(_ turn: SerialActionLine.Turn) {
         let endNow = state.withLock { state -> Bool in
             if case .ended = state { return true }
@@ -24,6 +29,7 @@ final class ExecutorGate: Sendable {
     }
 
     /// The perform has its outcome: the line is free (once).
+    @usableFromInline
     func end() {
         let turn = state.withLock { state -> SerialActionLine.Turn? in
             defer { state = .ended }

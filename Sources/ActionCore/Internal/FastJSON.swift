@@ -2,9 +2,11 @@ import Foundation
 
 /// What ``FastJSONDecoder`` and ``FastJSONEncoder`` share: both either give exactly what
 /// Foundation's coders give, or give up and leave the work to them.
+@usableFromInline
 enum FastJSON {
     /// Types `JSONDecoder` and `JSONEncoder` handle by rules of their own rather than through
     /// their Codable conformance: always left to Foundation.
+    @inlinable
     static func isSpecial<T>(_ type: T.Type) -> Bool {
         type == Data.self || type == Date.self || type == URL.self || type == Decimal.self
     }

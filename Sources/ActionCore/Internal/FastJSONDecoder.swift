@@ -9,16 +9,28 @@ import Foundation
 /// own rule in `JSONDecoder` (`Data`, `Date`, `URL`, `Decimal`), or anything threw an error
 /// during the decode (even one the type's own `init(from:)` caught and recovered from). The
 /// caller then decodes with `JSONDecoder`, which gives the result, or the error, it always gave.
+@usableFromInline
 enum FastJSONDecoder {
+    /// Inlinable, so that `T`'s `init(from:)` is specialised and inlined where `T` is known.
+    @inlinable
     static func decode<T: Decodable>(_ type: T.Type, from data: some ContiguousBytes) -> T? {
         // Types JSONDecoder decodes by its own rules rather than their Decodable conformance.
         guard !FastJSON.isSpecial(type) else { return nil }
-        return data.withUnsafeBytes { bytes -> T? in
-            guard let value = JSONValue.parse(bytes) else { return nil }
-            let decoder = ValueDecoder(value: value, codingPath: [], state: FastJSON.Attempt())
-            guard let decoded = try? T(from: decoder), !decoder.state.gaveUp else { return nil }
-            return decoded
+        var decoded: T?
+        let decodedAll = data.withUnsafeBytes { bytes in
+            read(bytes) { decoder in decoded = try T(from: decoder) }
         }
+        return decodedAll ? decoded : nil
+    }
+
+    /// Parses `bytes` and runs `decode` with a decoder of the whole document: `false` when the
+    /// bytes do not parse, `decode` throws, or anything in it gave up.
+    @usableFromInline
+    static func read(_ bytes: UnsafeRawBufferPointer, _ decode: (any Decoder) throws -> Void) -> Bool {
+        guard let value = JSONValue.parse(bytes) else { return false }
+        let decoder = ValueDecoder(value: value, codingPath: [], state: FastJSON.Attempt())
+        guard (try? decode(decoder)) != nil else { return false }
+        return !decoder.state.gaveUp
     }
 
     /// A decoder positioned on one value.

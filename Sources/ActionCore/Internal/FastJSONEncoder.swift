@@ -9,13 +9,23 @@ import Foundation
 /// rules), the types `JSONEncoder` encodes by its own rules (`Data`, `Date`, `URL`, `Decimal`),
 /// a key written twice in one object, a value that encodes nothing, a super-encoder, and any
 /// error thrown during the encode. The caller then encodes with `JSONEncoder`.
+@usableFromInline
 enum FastJSONEncoder {
+    /// Inlinable, so that `T`'s `encode(to:)` is specialised and inlined where `T` is known.
+    @inlinable
     static func encode<T: Encodable>(_ value: T) -> Data? {
         guard !FastJSON.isSpecial(T.self) else { return nil }
+        return write { encoder in try value.encode(to: encoder) }
+    }
+
+    /// Runs `encode` with an encoder and returns the JSON it wrote: `nil` when `encode` threw,
+    /// anything in it gave up, or nothing was encoded.
+    @usableFromInline
+    static func write(_ encode: (any Encoder) throws -> Void) -> Data? {
         let state = FastJSON.Attempt()
         let encoder = ValueEncoder(state: state, codingPath: [])
         do {
-            try value.encode(to: encoder)
+            try encode(encoder)
         } catch {
             return nil
         }

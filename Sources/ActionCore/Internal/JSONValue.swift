@@ -129,15 +129,21 @@ private struct JSONParser {
     private mutating func string() -> String? {
         position += 1
         let start = position
+        var isASCII = true
         // The common case: no escape, so the bytes are the string.
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             guard byte >= 0x20 else { return nil }
+            isASCII = isASCII && byte < 0x80
             position += 1
         }
         guard let stop = current else { return nil }
         if stop == UInt8(ascii: "\"") {
             position += 1
-            return String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)]), as: UTF8.self)
+            let text = UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)])
+            // ASCII is valid UTF-8 as it stands: no validation to pay for (nor its generic metadata).
+            return isASCII
+                ? String(decoding: text.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+                : String(validating: text, as: UTF8.self)
         }
         var unescaped = Array(bytes[start..<position])
         while let byte = current {

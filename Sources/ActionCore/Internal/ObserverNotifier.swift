@@ -5,6 +5,7 @@ import Synchronization
 /// Delivers observer events on a serial queue of their own, so observers never slow an action
 /// and always see one perform's events in order. A session's notifier also delivers to the
 /// process-wide observers (``ActionDispatcher``), on the same queue and in the same order.
+@usableFromInline
 final class ObserverNotifier: Sendable {
     private let queue: DispatchQueue?
     private let observers = Locked<[any ActionDispatchObserver]>([])
@@ -33,6 +34,7 @@ final class ObserverNotifier: Sendable {
 
     /// Whether anyone observes: callers check it first on hot paths, so that no event closure
     /// is even made (and allocated) when no one would receive it.
+    @usableFromInline
     var isEmpty: Bool {
         count.load(ordering: .acquiring) == 0 && (parent?.isEmpty ?? true)
     }
@@ -41,6 +43,7 @@ final class ObserverNotifier: Sendable {
         count.load(ordering: .acquiring) == 0 ? [] : observers.withLock { $0 }
     }
 
+    @usableFromInline
     func notify(_ event: @escaping @Sendable (any ActionDispatchObserver) -> Void) {
         let current = self.current + (parent?.current ?? [])
         guard !current.isEmpty, let queue else { return }

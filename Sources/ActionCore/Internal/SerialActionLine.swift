@@ -9,6 +9,7 @@ import Locking
 /// the next action runs; it works on the main queue too (which cannot be suspended); and an
 /// action whose completion is dropped without completing frees the line (``Turn``'s `deinit`)
 /// instead of leaving a queue suspended for ever.
+@usableFromInline
 final class SerialActionLine: Sendable {
     private struct State {
         var isBusy = false
@@ -29,6 +30,7 @@ final class SerialActionLine: Sendable {
     /// Starts `start` on the session's queue when the line is free, with a turn whose `end`
     /// frees it; a perform nested in the synchronous part of the running action starts at once,
     /// with no turn.
+    @usableFromInline
     func submit(_ start: @escaping @Sendable (Turn?) -> Void) {
         if executor.isCurrent, inSynchronousPart {
             start(nil)
@@ -68,6 +70,7 @@ final class SerialActionLine: Sendable {
 
     /// One action's hold on the line, freed once: at its outcome, or when the perform is gone
     /// without one.
+    @usableFromInline
     final class Turn: Sendable {
         private let line: SerialActionLine
         private let ended = Locked(false)

@@ -8,6 +8,7 @@ import Glibc
 ///
 /// `zmq_poll` watches plain file descriptors beside sockets, so ringing costs one `write` and
 /// needs no extra ZeroMQ socket pair.
+@usableFromInline
 final class WakeSignal: Sendable {
     let fileDescriptor: Int32
 
@@ -20,6 +21,7 @@ final class WakeSignal: Sendable {
     deinit { Glibc.close(fileDescriptor) }
 
     /// Makes the descriptor readable until the next ``drain()``.
+    @usableFromInline
     func ring() {
         var one: UInt64 = 1
         // EAGAIN means the counter is saturated, which still reads as "readable": nothing to do.
