@@ -35,19 +35,16 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
 
     @usableFromInline let run: ActionRun
     @usableFromInline let deliver: @Sendable (ActionOutcome<Output>) -> Void
-    @usableFromInline let terminated: @Sendable (ActionError) -> Void
     @usableFromInline let reject: @Sendable (Rejection, ActionOutcomeSummary) -> Void
 
     @inlinable
     init(
         run: ActionRun,
         deliver: @escaping @Sendable (ActionOutcome<Output>) -> Void,
-        terminated: @escaping @Sendable (ActionError) -> Void,
         reject: @escaping @Sendable (Rejection, ActionOutcomeSummary) -> Void
     ) {
         self.run = run
         self.deliver = deliver
-        self.terminated = terminated
         self.reject = reject
     }
 
@@ -80,16 +77,6 @@ public final class ActionCompletion<Output: Sendable>: Sendable {
             reject(.secondCompletion, outcome.summary)
         case .rejectAfterTermination(let code):
             reject(.afterTermination(code), outcome.summary)
-        }
-    }
-
-    /// Ends the run with `error` (timeout, cancellation) unless it already ended.
-    @usableFromInline
-    func terminate(with error: ActionError) {
-        if run.terminate(error.code) {
-            run.markCompletingAsynchronously()
-            terminated(error)
-            deliver(.failure(error))
         }
     }
 }

@@ -66,6 +66,11 @@ public enum ActionOutcome<Output: Sendable>: Sendable {
 /// ``ActionSession/perform(named:jsonInput:deadline:completionQueue:completion:)``.
 public typealias ErasedActionOutcome = ActionOutcome<Data>
 
+/// An outcome whose output is the action's JSON-encoded output as bytes, as
+/// ``ActionSession/performForwarding(named:jsonInput:deadline:cancellation:forward:)`` gives it
+/// to a host that sends it on (no `Data` made and copied out again for each outcome).
+public typealias JSONBytesOutcome = ActionOutcome<[UInt8]>
+
 extension ActionOutcome: Equatable where Output: Equatable {}
 
 extension ActionOutcome: Hashable where Output: Hashable {}

@@ -45,8 +45,10 @@ extension ActionSession {
         performJSON(
             named: fullName, jsonInput: jsonInput, deadline: deadline,
             earlyTarget: completionQueue.map { .queue($0) } ?? .immediate,
-            target: completionQueue.map { .queue($0) }, cancellation: cancellation, completion: completion
-        )
+            target: completionQueue.map { .queue($0) }, cancellation: cancellation
+        ) { outcome in
+            completion(outcome.map { Data($0) })
+        }
     }
 
     /// Performs the action named `fullName` with JSON input given as bytes and calls
@@ -55,13 +57,14 @@ extension ActionSession {
     /// cancelled, the caller's for an early failure.
     ///
     /// For callers that only hand the outcome on, such as a worker's I/O loop: no hop to any
-    /// queue is spent on it. Keep `completion` short and never block in it.
+    /// queue is spent on it, and the output comes as the bytes the encoder wrote (no `Data`
+    /// made of them). Keep `completion` short and never block in it.
     public func performForwarding(
         named fullName: String,
         jsonInput: [UInt8],
         deadline: ContinuousClock.Instant? = nil,
         cancellation: ActionCancellation? = nil,
-        forward completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+        forward completion: @escaping @Sendable (JSONBytesOutcome) -> Void
     ) {
         performJSON(
             named: fullName, jsonInput: jsonInput, deadline: deadline, earlyTarget: .immediate, target: .forwarded,
@@ -77,7 +80,7 @@ extension ActionSession {
         earlyTarget: CompletionTarget,
         target: CompletionTarget?,
         cancellation: ActionCancellation?,
-        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+        completion: @escaping @Sendable (JSONBytesOutcome) -> Void
     ) {
         guard let action = catalog.action(named: fullName) else {
             logger.notice("Unknown action requested", metadata: ["action.name": "\(fullName)"])
@@ -114,7 +117,7 @@ extension ActionSession {
         target: CompletionTarget?,
         earlyTarget: CompletionTarget,
         cancellation: ActionCancellation?,
-        completion: @escaping @Sendable (ErasedActionOutcome) -> Void
+        completion: @escaping @Sendable (JSONBytesOutcome) -> Void
     ) {
         let input: A.Input
         do {
@@ -150,11 +153,11 @@ extension ActionOutcome where Output: Encodable {
     /// The outcome with its output JSON-encoded (sorted keys); an unencodable output becomes
     /// an ``ActionError/Code/invalidOutput`` failure.
     @inlinable
-    func encodedAsJSON(actionName: String) -> ErasedActionOutcome {
-        map { output throws(ActionError) -> Data in
+    func encodedAsJSON(actionName: String) -> JSONBytesOutcome {
+        map { output throws(ActionError) -> [UInt8] in
             do {
                 // Foundation encodes whatever the fast encoder is not sure of, errors included.
-                return try FastJSONEncoder.encode(output) ?? JSONCoders.encoder.encode(output)
+                return try FastJSONEncoder.encode(output) ?? Array(JSONCoders.encoder.encode(output))
             } catch {
                 throw ActionError(code: .invalidOutput, message: "Could not encode the output of \(actionName): \(error)")
             }

@@ -150,62 +150,21 @@ extension ActionSession {
 
         // A strictly serial session holds its line from the action's start to its outcome.
         let line = A.executor.isSessionMain ? serialLine : nil
-        let gate: ExecutorGate? = line == nil ? nil : ExecutorGate()
         let dispatched = DispatchedPerform(
-            session: self, binding: binding, event: event, target: target, run: run, gate: gate,
-            asyncReport: asyncReport, completion: completion
-        )
-        let actionCompletion = ActionCompletion<A.Output>(
-            run: run,
-            deliver: { [dispatched] outcome in dispatched.deliver(outcome) },
-            terminated: { [dispatched] error in dispatched.terminated(error) },
-            reject: { [dispatched] reason, summary in dispatched.reject(reason, summary) }
+            session: self, binding: binding, input: input, event: event, target: target, run: run,
+            gate: line == nil ? nil : ExecutorGate(), asyncReport: asyncReport, completion: completion
         )
 
         if !observers.isEmpty { observers.notify { $0.actionWillBegin(event) } }
-        if let deadline = run.deadline {
-            let timeout = deadline - .now
-            let milliseconds = max(0, Int((timeout / .milliseconds(1)).rounded(.up)))
-            // The timer entry keeps the completion alive until the deadline or the outcome, so
-            // even an action that drops its async handle (never completes) gets its timeout.
-            run.armDeadline {
-                let message = "\(binding.fullName) did not complete before its deadline (\(milliseconds) ms after it was requested)"
-                actionCompletion.terminate(with: ActionError(code: .timedOut, message: message))
-            }
-        }
-        cancellation?.onCancel {
-            actionCompletion.terminate(with: ActionError(code: .cancelled, message: "\(binding.fullName) was cancelled by its caller"))
-        }
-        let start: @Sendable () -> Void = { [self] in
-            // The caller already has a timeout or cancellation outcome: do not start stale work.
-            guard !run.isTerminated else {
-                logger(forAction: binding.fullName, requestID: run.id).debug("Skipped an action that ended before it started")
-                gate?.end()
-                return
-            }
-            if let feature = binding.conditionalFeature, !FeatureAvailability.shared.isAvailable(feature) {
-                let message = "\(binding.fullName) is not available: its feature \(feature.name) is switched off or its conditions do not hold"
-                _ = actionCompletion.completedSync(.failure(ActionError(code: .featureUnavailable, message: message)))
-                return
-            }
-            let context = ActionContext(
-                input: input,
-                actionName: binding.fullName,
-                requestID: run.id,
-                session: self,
-                deadline: run.deadline,
-                run: run
-            )
-            _ = A.perform(context: context, completion: actionCompletion)
-        }
-        if let line, let gate {
-            line.submit { turn in
-                // No turn: nested in the running action's synchronous part, it holds nothing.
-                if let turn { gate.started(turn) } else { gate.end() }
-                start()
-            }
+        // Each handler below captures the one object, so none allocates a context of its own.
+        // The timer entry keeps the perform alive until the deadline or the outcome, so even an
+        // action that drops its async handle (never completes) gets its timeout.
+        run.armDeadline { [dispatched] in dispatched.timeOut() }
+        cancellation?.onCancel { [dispatched] in dispatched.cancel() }
+        if let line {
+            line.submit { [dispatched] turn in dispatched.start(holding: turn) }
         } else {
-            executor.submit(start)
+            executor.submit { [dispatched] in dispatched.start() }
         }
         return run.id
     }

@@ -17,7 +17,7 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
     @usableFromInline
     typealias JSONPerformer = @Sendable (
         ActionSession, [UInt8], ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
-        @escaping @Sendable (ErasedActionOutcome) -> Void
+        @escaping @Sendable (JSONBytesOutcome) -> Void
     ) -> Void
     @usableFromInline let performJSON: JSONPerformer
     /// The shapes of its input and output, worked out when asked (``ActionSchema/of(_:)``).

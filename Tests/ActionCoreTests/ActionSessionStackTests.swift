@@ -68,7 +68,7 @@ struct ActionSessionStackTests {
             unrequestedPerformReporter: { reported.record($0) }
         )
         // The host's own perform (a worker's path) is not reported; the action it performs is.
-        let forwarded = Recorder<ErasedActionOutcome>()
+        let forwarded = Recorder<JSONBytesOutcome>()
         session.performForwarding(named: ProbeFeature.nested.fullName, jsonInput: Array("{}".utf8)) { forwarded.record($0) }
         let outcome = try #require(await forwarded.waitForValues(count: 1)?.first)
         guard case .success = outcome else { Issue.record("the forwarded perform failed: \(outcome)"); return }

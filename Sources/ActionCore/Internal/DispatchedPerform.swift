@@ -1,13 +1,15 @@
-/// What the completion of one dispatched perform needs: the session, the action, the dispatch
-/// event, where the caller wants the outcome and its handler.
+/// One dispatched perform: the session, the action and its input, the dispatch event, where
+/// the caller wants the outcome and its handler.
 ///
-/// One object, captured alone by each of the completion's handlers: a closure that captures a
-/// single object needs no context of its own, so the three handlers cost no allocation beyond
-/// this one.
+/// One object, captured alone by each of the perform's handlers (the deadline, the
+/// cancellation, the start, the completion's two): a closure that captures a single object
+/// needs no context of its own, so none of them costs an allocation beyond this one. The
+/// action's ``ActionCompletion`` is made when it starts.
 @usableFromInline
 final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     @usableFromInline let session: ActionSession
     @usableFromInline let binding: ActionBinding<F, A>
+    @usableFromInline let input: A.Input
     @usableFromInline let event: ActionDispatchEvent
     @usableFromInline let target: CompletionTarget
     @usableFromInline let run: ActionRun
@@ -16,23 +18,93 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     /// For a caller's completion requirement: whether the outcome came asynchronously.
     @usableFromInline let asyncReport: CompletedAsyncReport?
     @usableFromInline let completion: @Sendable (ActionOutcome<A.Output>) -> Void
+    /// The time from the request to its deadline, rounded up, for the `timedOut` message.
+    @usableFromInline let timeoutMilliseconds: Int
 
     @usableFromInline var requestID: ActionRequestID { run.id }
 
     @inlinable
     init(
-        session: ActionSession, binding: ActionBinding<F, A>, event: ActionDispatchEvent, target: CompletionTarget,
-        run: ActionRun, gate: ExecutorGate?, asyncReport: CompletedAsyncReport?,
+        session: ActionSession, binding: ActionBinding<F, A>, input: A.Input, event: ActionDispatchEvent,
+        target: CompletionTarget, run: ActionRun, gate: ExecutorGate?, asyncReport: CompletedAsyncReport?,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) {
         self.session = session
         self.binding = binding
+        self.input = input
         self.event = event
         self.target = target
         self.run = run
         self.gate = gate
         self.asyncReport = asyncReport
         self.completion = completion
+        self.timeoutMilliseconds = run.deadline.map { max(0, Int((($0 - .now) / .milliseconds(1)).rounded(.up))) } ?? 0
+    }
+
+    /// Runs the action on the thread it was submitted to, holding the session's line in a
+    /// strictly serial session (no turn: nested in the running action's synchronous part, it
+    /// holds nothing).
+    @inlinable
+    func start(holding turn: SerialActionLine.Turn?) {
+        if let turn { gate?.started(turn) } else { gate?.end() }
+        start()
+    }
+
+    /// Runs the action, unless the perform already ended or its feature is unavailable.
+    @inlinable
+    func start() {
+        // The caller already has a timeout or cancellation outcome: do not start stale work.
+        guard !run.isTerminated else {
+            skipStale()
+            return
+        }
+        let completion = ActionCompletion<A.Output>(
+            run: run,
+            deliver: { [self] outcome in deliver(outcome) },
+            reject: { [self] reason, summary in reject(reason, summary) }
+        )
+        if let feature = binding.conditionalFeature, !FeatureAvailability.shared.isAvailable(feature) {
+            let message = "\(event.actionName) is not available: its feature \(feature.name) is switched off or its conditions do not hold"
+            _ = completion.completedSync(.failure(ActionError(code: .featureUnavailable, message: message)))
+            return
+        }
+        let context = ActionContext(
+            input: input, actionName: event.actionName, requestID: run.id, session: session, deadline: run.deadline, run: run
+        )
+        _ = A.perform(context: context, completion: completion)
+    }
+
+    /// The perform ended (a timeout, a cancellation) before its action could start.
+    @usableFromInline
+    func skipStale() {
+        session.logger(forAction: event.actionName, requestID: run.id).debug("Skipped an action that ended before it started")
+        gate?.end()
+    }
+
+    /// The deadline passed first.
+    @usableFromInline
+    func timeOut() {
+        terminate(with: ActionError(
+            code: .timedOut,
+            message: "\(event.actionName) did not complete before its deadline (\(timeoutMilliseconds) ms after it was requested)"
+        ))
+    }
+
+    /// The caller cancelled first.
+    @usableFromInline
+    func cancel() {
+        terminate(with: ActionError(code: .cancelled, message: "\(event.actionName) was cancelled by its caller"))
+    }
+
+    /// Ends the perform with `error` unless it already ended: whatever the action does later is
+    /// rejected.
+    @usableFromInline
+    func terminate(with error: ActionError) {
+        if run.terminate(error.code) {
+            run.markCompletingAsynchronously()
+            terminated(error)
+            deliver(.failure(error))
+        }
     }
 
     /// The outcome: into the session's stacks, to the observers, then to the caller's target.

@@ -13,7 +13,7 @@ import Foundation
 enum FastJSONEncoder {
     /// Inlinable, so that `T`'s `encode(to:)` is specialised and inlined where `T` is known.
     @inlinable
-    static func encode<T: Encodable>(_ value: T) -> Data? {
+    static func encode<T: Encodable>(_ value: T) -> [UInt8]? {
         guard !FastJSON.isSpecial(T.self) else { return nil }
         return write { encoder in try value.encode(to: encoder) }
     }
@@ -21,7 +21,7 @@ enum FastJSONEncoder {
     /// Runs `encode` with an encoder and returns the JSON it wrote: `nil` when `encode` threw,
     /// anything in it gave up, or nothing was encoded.
     @usableFromInline
-    static func write(_ encode: (any Encoder) throws -> Void) -> Data? {
+    static func write(_ encode: (any Encoder) throws -> Void) -> [UInt8]? {
         let state = FastJSON.Attempt()
         let encoder = ValueEncoder(state: state, codingPath: [])
         do {
@@ -33,7 +33,7 @@ enum FastJSONEncoder {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
         guard node.write(into: &bytes) else { return nil }
-        return Data(bytes)
+        return bytes
     }
 
     /// What has been encoded: containers are objects, so that a container handed out earlier

@@ -359,7 +359,7 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
-    private func finish(_ request: WireRequest, _ outcome: ErasedActionOutcome) {
+    private func finish(_ request: WireRequest, _ outcome: JSONBytesOutcome) {
         let hosted = running.removeValue(forKey: request.requestID)?.hosted
         if let hosted {
             hosted.running -= 1
@@ -376,7 +376,7 @@ final class WorkerDriver: IOLoopDriver {
                 message: "the output of \(request.action) has \(output.count) bytes; the coordinator's limit is \(maxResultBytes)"
             )
         case .success(let output, _):
-            result = .success(contentType: WireRequest.json, output: Array(output))
+            result = .success(contentType: WireRequest.json, output: output)
         case .failure(let error, _):
             result = wireFailure(code: error.code.rawValue, message: error.message)
         }
