@@ -23,13 +23,24 @@ extension ActionSession {
     }
 
     /// What every delivered outcome does before it reaches its caller: it goes into the
-    /// session's stacks, to the unrequested-perform reporter (unless the host requested it), and
-    /// to the observers.
+    /// session's stacks, and to the observers.
+    ///
+    /// A hosted session (a worker's) keeps no stacks of its own: its host's coordinator keeps
+    /// them for every worker, from the outcomes the host forwards and the unrequested performs
+    /// reported to it here. A copy on the worker was never read, and cost a worker a twentieth
+    /// of its CPU.
     @usableFromInline
     func recordOutcome(of event: ActionDispatchEvent, summary: ActionOutcomeSummary, error: ActionError?, requestedByHost: Bool) {
-        let record = recordInActionStacks(featureName: event.featureName, actionName: event.actionName, outcome: summary)
-        if let unrequestedPerformReporter, !requestedByHost {
-            unrequestedPerformReporter(UnrequestedPerform(record: record, errorMessage: error?.message))
+        if let unrequestedPerformReporter {
+            if !requestedByHost {
+                let record = ActionStackRecord(
+                    sessionName: name, featureName: event.featureName, actionName: event.actionName, outcome: summary,
+                    userInitiated: userInitiated
+                )
+                unrequestedPerformReporter(UnrequestedPerform(record: record, errorMessage: error?.message))
+            }
+        } else {
+            recordInActionStacks(featureName: event.featureName, actionName: event.actionName, outcome: summary)
         }
         if !observers.isEmpty { observers.notify { $0.actionDidComplete(event, outcome: summary) } }
     }

@@ -57,7 +57,8 @@ public final class ActionSession: Sendable {
     /// Creates a session hosted for others (a worker's): `unrequestedPerformReporter` is told of
     /// every perform that did not come through
     /// ``performForwarding(named:jsonInput:deadline:cancellation:forward:)``, on the thread that
-    /// ended it.
+    /// ended it. Such a session keeps no action stacks of its own (its host's coordinator keeps
+    /// them), so ``actionStacks`` stays empty and ``end()`` closes nothing.
     package init(
         name: String,
         catalog: ActionCatalog,

@@ -59,7 +59,7 @@ struct ActionSessionStackTests {
         #expect(session.actionStackReport.stacks.map(\.actionNames) == [["Echo.say"]])
     }
 
-    @Test("A hosted session reports the performs its host did not request: the nested ones")
+    @Test("A hosted session reports the performs its host did not request (the nested ones) and keeps no stacks of its own")
     func hostedSessionReportsNestedPerforms() async throws {
         let reported = Recorder<UnrequestedPerform>()
         let session = ActionSession(
@@ -83,6 +83,8 @@ struct ActionSessionStackTests {
         #expect(all.last?.record.outcome.errorCode == .actionFailed)
         #expect(all.last?.errorMessage == "boom")
         #expect(reported.count == 2)
+        // Its stacks are its host's to keep (a worker's coordinator): none here.
+        #expect(session.actionStackReport.stacks.isEmpty)
     }
 
     @Test("Each session has its own stacks")
