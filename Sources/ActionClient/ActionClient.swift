@@ -35,8 +35,9 @@ public final class ActionClient: Sendable {
     ) throws {
         let context = try context ?? ZMQContext()
         self.configuration = configuration
-        // 128 random bits: request ids (`clientID:sequence`) never collide across clients.
-        let clientID = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        // 60 random bits, in 10 characters: ids of different clients do not collide, and a
+        // request id (`clientID:sequence`) stays a small string (see CompactRequestID).
+        let clientID = CompactRequestID.clientID()
         self.clientID = clientID
         loop = try IOLoop(name: "client-io", context: context) { runtime in
             try ClientDriver(runtime: runtime, configuration: configuration, clientID: clientID, logger: logger)
@@ -48,13 +49,13 @@ public final class ActionClient: Sendable {
         await loop.stop()
     }
 
-    /// A fresh request id: `clientID:sequence`.
+    /// A fresh request id: `clientID:sequence`, the sequence in base 64 (`A` is 0, `B` 1, `BA` 64).
     public func makeRequestID() -> String {
         let next = sequence.withLock { value -> UInt64 in
             value += 1
             return value
         }
-        return "\(clientID):\(next)"
+        return CompactRequestID.requestID(clientID: clientID, sequence: next)
     }
 
     // MARK: Erased performs

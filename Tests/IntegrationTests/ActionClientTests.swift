@@ -71,13 +71,15 @@ struct ActionClientTests {
         await client.close()
     }
 
-    @Test func clientsDraw128BitIdsThatDoNotCollide() async throws {
+    @Test func clientsDraw60BitIdsThatDoNotCollide() async throws {
         let bus = try BusFixture()
         let clients = try (0..<50).map { _ in try makeClient(bus) }
         let ids = clients.map(\.clientID)
-        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        #expect(ids.allSatisfy { $0.count == 10 && $0.allSatisfy(alphabet.contains) })
         #expect(Set(ids).count == ids.count)
-        #expect(clients[0].makeRequestID() == "\(ids[0]):1")
+        #expect(clients[0].makeRequestID() == "\(ids[0]):B")
+        #expect(clients[0].makeRequestID() == "\(ids[0]):C")
         for client in clients { await client.close() }
     }
 
