@@ -12,7 +12,10 @@ enum FastJSON {
     }
 
     /// Shared by every decoder, encoder and container of one attempt: whether any of them gave up.
-    final class Attempt {
+    ///
+    /// The attempt's root decoder or encoder is the attempt itself (a subclass), so an attempt
+    /// costs no allocation of its own: the one the root needs anyway.
+    class Attempt {
         var gaveUp = false
     }
 

@@ -28,22 +28,25 @@ enum FastJSONDecoder {
     @usableFromInline
     static func read(_ bytes: UnsafeRawBufferPointer, _ decode: (any Decoder) throws -> Void) -> Bool {
         guard let value = JSONValue.parse(bytes) else { return false }
-        let decoder = ValueDecoder(value: value, codingPath: [], state: FastJSON.Attempt())
+        let decoder = ValueDecoder(value: value, codingPath: [], state: nil)
         guard (try? decode(decoder)) != nil else { return false }
-        return !decoder.state.gaveUp
+        return !decoder.gaveUp
     }
 
     /// A decoder positioned on one value.
-    final class ValueDecoder: Decoder, SingleValueDecodingContainer {
+    final class ValueDecoder: FastJSON.Attempt, Decoder, SingleValueDecodingContainer {
         let value: JSONValue
         let codingPath: [any CodingKey]
-        let state: FastJSON.Attempt
+        private let rootState: FastJSON.Attempt?
+        /// The attempt this decoder is part of: its root's, or its own at the root.
+        var state: FastJSON.Attempt { rootState ?? self }
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-        init(value: JSONValue, codingPath: [any CodingKey], state: FastJSON.Attempt) {
+        /// A decoder of `value`; `state` `nil` makes it the root of an attempt.
+        init(value: JSONValue, codingPath: [any CodingKey], state: FastJSON.Attempt?) {
             self.value = value
             self.codingPath = codingPath
-            self.state = state
+            self.rootState = state
         }
 
         func giveUp() -> FastJSON.GaveUp {

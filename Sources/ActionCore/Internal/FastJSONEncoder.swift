@@ -22,14 +22,13 @@ enum FastJSONEncoder {
     /// anything in it gave up, or nothing was encoded.
     @usableFromInline
     static func write(_ encode: (any Encoder) throws -> Void) -> [UInt8]? {
-        let state = FastJSON.Attempt()
-        let encoder = ValueEncoder(state: state, codingPath: [])
+        let encoder = ValueEncoder(state: nil, codingPath: [])
         do {
             try encode(encoder)
         } catch {
             return nil
         }
-        guard !state.gaveUp, let node = encoder.node else { return nil }
+        guard !encoder.gaveUp, let node = encoder.node else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
         guard node.write(into: &bytes) else { return nil }
@@ -127,14 +126,17 @@ enum FastJSONEncoder {
     }
 
     /// An encoder for one value: what it encodes becomes its `node`.
-    final class ValueEncoder: Encoder, SingleValueEncodingContainer {
-        let state: FastJSON.Attempt
+    final class ValueEncoder: FastJSON.Attempt, Encoder, SingleValueEncodingContainer {
+        private let rootState: FastJSON.Attempt?
+        /// The attempt this encoder is part of: its root's, or its own at the root.
+        var state: FastJSON.Attempt { rootState ?? self }
         let codingPath: [any CodingKey]
         var userInfo: [CodingUserInfoKey: Any] { [:] }
         private(set) var node: Node?
 
-        init(state: FastJSON.Attempt, codingPath: [any CodingKey]) {
-            self.state = state
+        /// An encoder of one value; `state` `nil` makes it the root of an attempt.
+        init(state: FastJSON.Attempt?, codingPath: [any CodingKey]) {
+            self.rootState = state
             self.codingPath = codingPath
         }
 
