@@ -34,10 +34,10 @@ public enum ClientReply: Sendable, Hashable {
             for requestID in requestIDs { writer.append(requestID) }
         case .outcome(let outcome):
             writer.append(WireHeader.bytes(.outcome))
-            writer.append(outcome.packed)
+            writer.appendRecord(outcome)
         case .outcomeBatch(let outcomes):
             writer.append(WireHeader.bytes(.outcome))
-            for outcome in outcomes { writer.append(outcome.packed) }
+            for outcome in outcomes { writer.appendRecord(outcome) }
         case .stacks(let queryID, let json):
             writer.append(WireHeader.bytes(.stacksReply))
             writer.append(queryID)

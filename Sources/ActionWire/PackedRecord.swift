@@ -58,7 +58,8 @@ public struct PackedRecord: WireFrames {
 
 /// Builds one packed record: each field appended is written as its length and its bytes.
 struct PackedRecordWriter: WireFrameWriter {
-    private(set) var bytes: [UInt8] = []
+    /// The record's bytes; a message's buffer swapped in to write the record at its end.
+    var bytes: [UInt8] = []
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 

@@ -17,6 +17,14 @@ public protocol WireFrameWriter {
     mutating func append(_ text: String)
     /// Appends an empty frame.
     mutating func appendEmpty()
+    /// Appends `outcome` as one packed record frame (``PackedRecord``).
+    mutating func appendRecord(_ outcome: WireOutcome)
+}
+
+extension WireFrameWriter {
+    public mutating func appendRecord(_ outcome: WireOutcome) {
+        append(outcome.packed)
+    }
 }
 
 /// Frames as a transport's multipart buffer holds them: every frame's bytes in one buffer, and
@@ -57,6 +65,16 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
     }
 
     public mutating func appendEmpty() {
+        ends.append(bytes.count)
+    }
+
+    /// Writes the record's fields straight into the message's buffer: no array of its own
+    /// for each outcome, copied in and freed again.
+    public mutating func appendRecord(_ outcome: WireOutcome) {
+        var record = PackedRecordWriter(capacity: 0)
+        swap(&bytes, &record.bytes)
+        outcome.encode(into: &record)
+        swap(&bytes, &record.bytes)
         ends.append(bytes.count)
     }
 

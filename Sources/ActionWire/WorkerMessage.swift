@@ -48,10 +48,10 @@ public enum WorkerMessage: Sendable, Hashable {
             for action in registration.actions { writer.append(action) }
         case .result(let outcome):
             writer.append(WireHeader.bytes(.result))
-            writer.append(outcome.packed)
+            writer.appendRecord(outcome)
         case .resultBatch(let outcomes):
             writer.append(WireHeader.bytes(.result))
-            for outcome in outcomes { writer.append(outcome.packed) }
+            for outcome in outcomes { writer.appendRecord(outcome) }
         case .heartbeat:
             writer.append(WireHeader.bytes(.workerHeartbeat))
         case .disconnect:
