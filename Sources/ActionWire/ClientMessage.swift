@@ -34,10 +34,10 @@ public enum ClientMessage: Sendable, Hashable {
         switch self {
         case .perform(let request):
             writer.append(WireHeader.bytes(.perform))
-            writer.append(request.packed)
+            writer.appendRecord(request)
         case .performBatch(let requests):
             writer.append(WireHeader.bytes(.perform))
-            for request in requests { writer.append(request.packed) }
+            for request in requests { writer.appendRecord(request) }
         case .cancel(let requestID):
             writer.append(WireHeader.bytes(.cancel))
             writer.append(requestID)

@@ -19,11 +19,17 @@ public protocol WireFrameWriter {
     mutating func appendEmpty()
     /// Appends `outcome` as one packed record frame (``PackedRecord``).
     mutating func appendRecord(_ outcome: WireOutcome)
+    /// Appends `request` as one packed record frame (``PackedRecord``).
+    mutating func appendRecord(_ request: WireRequest)
 }
 
 extension WireFrameWriter {
     public mutating func appendRecord(_ outcome: WireOutcome) {
         append(outcome.packed)
+    }
+
+    public mutating func appendRecord(_ request: WireRequest) {
+        append(request.packed)
     }
 }
 
@@ -71,9 +77,18 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
     /// Writes the record's fields straight into the message's buffer: no array of its own
     /// for each outcome, copied in and freed again.
     public mutating func appendRecord(_ outcome: WireOutcome) {
+        appendRecord { outcome.encode(into: &$0) }
+    }
+
+    public mutating func appendRecord(_ request: WireRequest) {
+        appendRecord { request.encode(into: &$0) }
+    }
+
+    /// The message's buffer lent to a record writer, which appends the record at its end.
+    private mutating func appendRecord(_ write: (inout PackedRecordWriter) -> Void) {
         var record = PackedRecordWriter(capacity: 0)
         swap(&bytes, &record.bytes)
-        outcome.encode(into: &record)
+        write(&record)
         swap(&bytes, &record.bytes)
         ends.append(bytes.count)
     }

@@ -65,7 +65,7 @@ public struct WireRequest: Sendable, Hashable {
         writer.append(requestID)
         writer.append(action)
         writer.append(session)
-        writer.append(timeoutMilliseconds.bigEndianBytes)
+        withUnsafeBytes(of: timeoutMilliseconds.bigEndian) { writer.append($0) }
         writer.append(contentType)
         writer.append(input)
         if !userInitiated { writer.append(CollectionOfOne(Self.notUserInitiatedFlag)) }

@@ -148,10 +148,10 @@ public enum WorkerInstruction: Sendable, Hashable {
         switch self {
         case .request(let request):
             writer.append(WireHeader.bytes(.request))
-            writer.append(request.packed)
+            writer.appendRecord(request)
         case .requestBatch(let requests):
             writer.append(WireHeader.bytes(.request))
-            for request in requests { writer.append(request.packed) }
+            for request in requests { writer.appendRecord(request) }
         case .packedRequest(let request):
             writer.append(WireHeader.bytes(.request))
             writer.append(request.record)

@@ -30,4 +30,17 @@ struct PackedFramesRecordTests {
         #expect(try WorkerMessage.decode(frames) == result)
         #expect(Array(frames.frame(at: 1)) == Self.outcomes[0].packed)
     }
+
+    @Test func requestsInPlaceMatchTheirPackedRecordsAndDecode() throws {
+        let requests = [
+            WireRequest(requestID: "AbCdEfGhIj:C", action: "Echo.say", session: "s1", input: Array(#"{"text":"hi"}"#.utf8)),
+            WireRequest(requestID: "key-7", action: "Math.add", session: "", input: [], userInitiated: false),
+        ]
+        let perform = ClientMessage.performBatch(requests)
+        var packed = PackedFrames()
+        perform.encode(into: &packed)
+        #expect(Array(packed.frame(at: 1)) == requests[0].packed)
+        #expect(Array(packed.frame(at: 2)) == requests[1].packed)
+        #expect(try ClientMessage.decode(packed) == perform)
+    }
 }
