@@ -1,4 +1,4 @@
-# Sourced (not run) by scripts/compare.sh and scripts/wakeups.sh, from the repository's root:
+# Sourced (not run) by scripts/compare.sh, scripts/wakeups.sh and scripts/allocations.sh, from the repository's root:
 # builds the bare relay, makes a work directory and kills every PID in `pids` on exit.
 mkdir -p .build-relay
 # Any C compiler: the Swift toolchain's clang will do where the system has no cc.
