@@ -1,5 +1,6 @@
-# Sourced (not run) by scripts/compare.sh, scripts/wakeups.sh and scripts/allocations.sh, from the repository's root:
-# builds the bare relay, makes a work directory and kills every PID in `pids` on exit.
+# Sourced (not run) by scripts/compare.sh, scripts/wakeups.sh and scripts/allocations.sh, from
+# the repository's root: builds the bare relay, makes a work directory and kills every PID in
+# `pids` on exit; starts the relay and the bus, and counts their processes under `perf stat`.
 mkdir -p .build-relay
 # Any C compiler: the Swift toolchain's clang will do where the system has no cc.
 "$(command -v cc || command -v clang)" -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
@@ -22,4 +23,54 @@ wait_port() {
     done
     echo "$(basename "$0"): nothing listens on port $1" >&2
     return 1
+}
+
+# The relay on free ports: zmq_proxy and two echo workers. Sets relay_front, proxy, rw1, rw2.
+start_relay() {
+    local back
+    relay_front=$(free_port); back=$(free_port)
+    "$relay" proxy "tcp://127.0.0.1:$relay_front" "tcp://127.0.0.1:$back" & proxy=$!; pids+=("$proxy")
+    "$relay" worker "tcp://127.0.0.1:$back" & rw1=$!; pids+=("$rw1")
+    "$relay" worker "tcp://127.0.0.1:$back" & rw2=$!; pids+=("$rw2")
+    wait_port "$relay_front"
+}
+
+# The bus on free ports, journal off: a coordinator and two workers of `$bin`. Sets bus_clients,
+# coordinator, bw1, bw2, and bus_input (the request compare.sh measures).
+start_bus() {
+    local workers outcomes
+    bus_clients=$(free_port); workers=$(free_port); outcomes=$(free_port)
+    "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$workers" \
+        --outcomes "tcp://127.0.0.1:$outcomes" --no-journal --log-level warning & coordinator=$!; pids+=("$coordinator")
+    wait_port "$bus_clients"
+    "$bin" worker --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w1 --log-level warning & bw1=$!; pids+=("$bw1")
+    "$bin" worker --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w2 --log-level warning & bw2=$!; pids+=("$bw2")
+    bus_input='{"text":"0123456789012345678901234567890123456789012345"}'
+}
+
+# Runs REQUESTS through the relay at CONCURRENCY under `perf stat -e EVENTS`, the proxy and both
+# workers counted alongside: writes $work/relay-proxy, relay-workers, relay-client, relay.json.
+stat_relay() {
+    local events=$1 requests=$2 concurrency=$3 p1 p2
+    "$relay" client "tcp://127.0.0.1:$relay_front" 2000 "$concurrency" 64 >/dev/null
+    perf stat -e "$events" -p "$proxy" -o "$work/relay-proxy" >/dev/null 2>&1 & p1=$!
+    perf stat -e "$events" -p "$rw1,$rw2" -o "$work/relay-workers" >/dev/null 2>&1 & p2=$!
+    sleep 0.3
+    perf stat -e "$events" -o "$work/relay-client" "$relay" client "tcp://127.0.0.1:$relay_front" "$requests" "$concurrency" 64 >"$work/relay.json"
+    kill -INT "$p1" "$p2"; wait "$p1" "$p2" 2>/dev/null || true
+}
+
+# The same through the bus with `actionbus bench` performing ACTION: writes $work/bus-coordinator,
+# bus-workers, bus-client, bus.json.
+stat_bus() {
+    local events=$1 requests=$2 concurrency=$3 action=$4 p1 p2
+    # The warm-up also waits for the workers to register: a request queues until one serves it.
+    "$bin" bench --requests 2000 --concurrency "$concurrency" --action "$action" --input "$bus_input" --json \
+        --coordinator "tcp://127.0.0.1:$bus_clients" >/dev/null
+    perf stat -e "$events" -p "$coordinator" -o "$work/bus-coordinator" >/dev/null 2>&1 & p1=$!
+    perf stat -e "$events" -p "$bw1,$bw2" -o "$work/bus-workers" >/dev/null 2>&1 & p2=$!
+    sleep 0.3
+    perf stat -e "$events" -o "$work/bus-client" "$bin" bench --warmup 0 --requests "$requests" --concurrency "$concurrency" \
+        --action "$action" --input "$bus_input" --json --coordinator "tcp://127.0.0.1:$bus_clients" >"$work/bus.json"
+    kill -INT "$p1" "$p2"; wait "$p1" "$p2" 2>/dev/null || true
 }
