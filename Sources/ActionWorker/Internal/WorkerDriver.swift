@@ -44,6 +44,9 @@ final class WorkerDriver: IOLoopDriver {
     private var outgoing = PackedFrames()
     /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
     private var finishedOutcomes: [WireOutcome] = []
+    /// Outcomes other threads finished, and the array they are taken into on the loop.
+    private let inbox = FinishedInbox()
+    private var takenFromInbox: [FinishedInbox.Finished] = []
     /// Whether the coordinator wants BEGAN (someone subscribes to began events).
     private var reportsBegan = false
     /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
@@ -348,15 +351,27 @@ final class WorkerDriver: IOLoopDriver {
             begunRequests.append(BeganEvent(requestID: request.requestID, action: request.action, session: request.session))
         }
         let loop = self.loop
+        let inbox = self.inbox
         let session = hosted.session
         // The action runs on its own executor; its outcome comes back to this loop once, from
-        // whichever thread ended the perform (no completion queue in between). An action on the
-        // direct executor runs right here, on this thread, and its outcome is taken at once.
+        // whichever thread ended the perform (no completion queue in between), through the
+        // inbox: the first outcome into an empty inbox queues the job that takes them all. An
+        // action on the direct executor runs right here, on this thread, and its outcome is
+        // taken at once.
         session.performForwarding(
             named: request.action, jsonInput: request.input, deadline: deadline, cancellation: cancellation
         ) { outcome in
-            loop.executeHereOrQueue { driver, _ in driver.finish(request, outcome) }
+            if inbox.add(request, outcome) {
+                loop.executeHereOrQueue { driver, _ in driver.finishFromInbox() }
+            }
         }
+    }
+
+    /// Finishes every outcome waiting in the inbox.
+    private func finishFromInbox() {
+        inbox.take(into: &takenFromInbox)
+        for finished in takenFromInbox { finish(finished.request, finished.outcome) }
+        takenFromInbox.removeAll(keepingCapacity: true)
     }
 
     private func finish(_ request: WireRequest, _ outcome: JSONBytesOutcome) {
