@@ -17,7 +17,7 @@ struct CompactRequestIDTests {
         #expect(CompactRequestID.requestID(clientID: client, sequence: .max) == "AbCdEfGhIj:P__________")
     }
 
-    @Test func idsUpToTheSixteenMillionthFitASmallString() throws {
+    @Test func idsUpToTheSixteenMillionthFitASmallString() {
         let client = CompactRequestID.clientID()
         for sequence: UInt64 in [1, 4_095, 4_096, 262_143, 262_144, 16_777_215] {
             #expect(CompactRequestID.requestID(clientID: client, sequence: sequence).utf8.count <= 15)

@@ -356,8 +356,8 @@ final class WorkerDriver: IOLoopDriver {
         // The action runs on its own executor; its outcome comes back to this loop once, from
         // whichever thread ended the perform (no completion queue in between), through the
         // inbox: the first outcome into an empty inbox queues the job that takes them all. An
-        // action on the direct executor runs right here, on this thread, and its outcome is
-        // taken at once.
+        // action on the direct executor runs right here, on this thread: its outcome is taken
+        // at once into an empty inbox, else with those already waiting, by their job.
         session.performForwarding(
             named: request.action, jsonInput: request.input, deadline: deadline, cancellation: cancellation
         ) { outcome in
