@@ -31,34 +31,26 @@ extension ActionSession {
     /// of its CPU.
     @usableFromInline
     func recordOutcome(of event: ActionDispatchEvent, summary: ActionOutcomeSummary, error: ActionError?, requestedByHost: Bool) {
-        if let unrequestedPerformReporter {
-            if !requestedByHost {
-                let record = ActionStackRecord(
-                    sessionName: name, featureName: event.featureName, actionName: event.actionName, outcome: summary,
-                    userInitiated: userInitiated
-                )
+        // A hosted session's own performs need no record at all: its host forwards them.
+        if unrequestedPerformReporter == nil || !requestedByHost {
+            let record = ActionStackRecord(
+                sessionName: name, featureName: event.featureName, actionName: event.actionName, outcome: summary,
+                userInitiated: userInitiated
+            )
+            if let unrequestedPerformReporter {
                 unrequestedPerformReporter(UnrequestedPerform(record: record, errorMessage: error?.message))
+            } else {
+                recordInActionStacks(record)
             }
-        } else {
-            recordInActionStacks(featureName: event.featureName, actionName: event.actionName, outcome: summary)
         }
         if !observers.isEmpty { observers.notify { $0.actionDidComplete(event, outcome: summary) } }
     }
 
     /// Records a completed perform in the session's stacks.
-    @discardableResult
-    func recordInActionStacks(featureName: String, actionName: String, outcome: ActionOutcomeSummary) -> ActionStackRecord {
-        let record = ActionStackRecord(
-            sessionName: name,
-            featureName: featureName,
-            actionName: actionName,
-            outcome: outcome,
-            userInitiated: userInitiated
-        )
+    private func recordInActionStacks(_ record: ActionStackRecord) {
         let update = stackTracker.withLock { $0.record(record) }
         if let closed = update.closedStack {
-            logger.debug("Action stack closed", metadata: ["action.stack": "\(closed.id)", "action.name": "\(actionName)"])
+            logger.debug("Action stack closed", metadata: ["action.stack": "\(closed.id)", "action.name": "\(record.actionName)"])
         }
-        return record
     }
 }
