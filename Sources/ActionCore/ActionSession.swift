@@ -59,12 +59,17 @@ public final class ActionSession: Sendable {
     /// ``performForwarding(named:jsonInput:deadline:cancellation:forward:)``, on the thread that
     /// ended it. Such a session keeps no action stacks of its own (its host's coordinator keeps
     /// them), so ``actionStacks`` stays empty and ``end()`` closes nothing.
+    ///
+    /// With `coalescesMainQueue` (and no `mainQueue`), performs submitted to the session's own
+    /// queue while earlier ones wait start in one block with them, in order (see
+    /// ``SerialQueueExecutor``'s `init(queue:coalescing:)`).
     package init(
         name: String,
         catalog: ActionCatalog,
         userInitiated: Bool,
         configuration: ActionSessionConfiguration,
         mainQueue: DispatchQueue?,
+        coalescesMainQueue: Bool = false,
         unrequestedPerformReporter: UnrequestedPerformReporter?
     ) {
         self.unrequestedPerformReporter = unrequestedPerformReporter
@@ -72,7 +77,9 @@ public final class ActionSession: Sendable {
         self.catalog = catalog
         self.userInitiated = userInitiated
         self.configuration = configuration
-        self.mainExecutor = SerialQueueExecutor(queue: mainQueue ?? DispatchQueue(label: "ActionCore.session.\(name)"))
+        self.mainExecutor = SerialQueueExecutor(
+            queue: mainQueue ?? DispatchQueue(label: "ActionCore.session.\(name)"), coalescing: coalescesMainQueue
+        )
         self.serialLine = configuration.strictlySerial ? SerialActionLine(executor: mainExecutor) : nil
         var logger = configuration.logger
         logger[metadataKey: "action.session"] = "\(name)"

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 
 /// Runs work on a serial `DispatchQueue`, inline when already on it.
 ///
@@ -10,6 +11,18 @@ public final class SerialQueueExecutor: ActionExecutor {
     /// The queue's label.
     public let name: String?
     private let identity = QueueIdentity()
+    /// Work submitted from other threads and not yet run, when the executor coalesces; `nil`
+    /// when each submit is a block of its own.
+    private let coalesced: Locked<CoalescedWork>?
+    /// Set on the queue by work that suspended it (the `end`-taking `submit`), so that a
+    /// coalesced run stops there. Read and written only on the queue.
+    private nonisolated(unsafe) var suspendedByWork = false
+
+    private struct CoalescedWork {
+        var waiting: [@Sendable () -> Void] = []
+        /// A block that runs the waiting work is on the queue (or running).
+        var isScheduled = false
+    }
 
     /// Creates an executor with a new serial queue.
     public convenience init(label: String, qos: DispatchQoS = .unspecified) {
@@ -20,6 +33,21 @@ public final class SerialQueueExecutor: ActionExecutor {
     public init(queue: DispatchQueue) {
         self.queue = queue
         self.name = queue.label
+        self.coalesced = nil
+        identity.mark(queue)
+    }
+
+    /// Wraps `queue`, which must be serial and used by no one else; when `coalescing`, work
+    /// submitted from other threads while earlier work waits joins it in one block.
+    ///
+    /// A worker's session queue takes one perform per request, a hundred at a time: as a block
+    /// each, every perform paid for a block copy and Dispatch's queue bookkeeping. Coalesced,
+    /// the order is the order of the submits, as before; only blocks put on the queue directly
+    /// (which is why no one else may use it) could otherwise have run in between.
+    package init(queue: DispatchQueue, coalescing: Bool) {
+        self.queue = queue
+        self.name = queue.label
+        self.coalesced = coalescing ? Locked(CoalescedWork()) : nil
         identity.mark(queue)
     }
 
@@ -33,7 +61,50 @@ public final class SerialQueueExecutor: ActionExecutor {
         if isCurrent {
             work()
         } else {
+            enqueue(work)
+        }
+    }
+
+    /// Runs `work` on the queue after everything submitted before it, never inline.
+    package func enqueue(_ work: @escaping @Sendable () -> Void) {
+        guard let coalesced else {
             queue.async(execute: work)
+            return
+        }
+        let schedule = coalesced.withLock { state -> Bool in
+            state.waiting.append(work)
+            defer { state.isScheduled = true }
+            return !state.isScheduled
+        }
+        if schedule { queue.async { [self] in runCoalesced() } }
+    }
+
+    /// Runs the waiting work in order, on the queue, until none is left: work that arrives
+    /// meanwhile runs in this block too, so nothing submitted later can overtake it.
+    private func runCoalesced() {
+        guard let coalesced else { return }
+        var batch: [@Sendable () -> Void] = []
+        while true {
+            let more = coalesced.withLock { state -> Bool in
+                swap(&batch, &state.waiting)
+                state.isScheduled = !batch.isEmpty
+                return state.isScheduled
+            }
+            guard more else { return }
+            var index = 0
+            while index < batch.count {
+                batch[index]()
+                index += 1
+                if suspendedByWork {
+                    // The queue stops when this block returns; the rest runs after its resume.
+                    suspendedByWork = false
+                    batch.removeFirst(index)
+                    coalesced.withLock { $0.waiting.insert(contentsOf: batch, at: 0) }
+                    queue.async { [self] in runCoalesced() }
+                    return
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 
@@ -48,8 +119,9 @@ public final class SerialQueueExecutor: ActionExecutor {
     /// waits to end.
     public func submit(_ work: @escaping @Sendable (_ end: @escaping @Sendable () -> Void) -> Void) {
         let queue = self.queue
-        submit {
+        submit { [self] in
             queue.suspend()
+            if coalesced != nil { suspendedByWork = true }
             let ended = EndOnce { queue.resume() }
             work { ended.end() }
         }

@@ -89,16 +89,14 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         let tail = Int(fields.idCount) + Int(fields.actionCount) + Int(fields.sessionCount) + contentType + request.input.count
         let pending = unsafeDowncast(create(minimumCapacity: tail) { _ in fields }, to: PendingRequest.self)
         pending.withUnsafeMutablePointerToElements { start in
-            var next = UnsafeMutableBufferPointer(start: start, count: tail)
-            func write<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
-                let end = next.initialize(fromContentsOf: bytes)
-                next = UnsafeMutableBufferPointer(rebasing: next[end...])
-            }
-            write(request.requestID.utf8)
-            write(request.action.utf8)
-            write(request.session.utf8)
-            if contentType > 0 { write(request.contentType.utf8) }
-            write(request.input)
+            // A cursor of its own, not a captured local: a closure capturing a mutable local
+            // boxes it, and each access to the box is checked for exclusivity at run time.
+            var cursor = ByteCursor(start)
+            cursor.copy(request.requestID.utf8)
+            cursor.copy(request.action.utf8)
+            cursor.copy(request.session.utf8)
+            if contentType > 0 { cursor.copy(request.contentType.utf8) }
+            cursor.copy(request.input)
         }
         return pending
     }
@@ -168,41 +166,27 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         let flagsBytes = fields.userInitiated ? 0 : 5
         let total = 24 + fields.idCount.int + fields.actionCount.int + fields.sessionCount.int + 4 + contentTypeCount
             + Int(fields.inputCount) + flagsBytes
-        let storedCount = fields.idCount.int + fields.actionCount.int + fields.sessionCount.int
-            + fields.contentTypeCount.int + Int(fields.inputCount)
         let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             withUnsafeMutablePointerToElements { start in
-                var source = UnsafeBufferPointer(start: start, count: storedCount)
-                var next = buffer
-                func write(length: Int) {
-                    let bytes = UInt32(length).bigEndian
-                    withUnsafeBytes(of: bytes) { _ = next.initialize(fromContentsOf: $0) }
-                    next = UnsafeMutableBufferPointer(rebasing: next[4...])
-                }
-                func copy(_ count: Int) {
-                    write(length: count)
-                    _ = next.initialize(fromContentsOf: source.prefix(count))
-                    next = UnsafeMutableBufferPointer(rebasing: next[count...])
-                    source = UnsafeBufferPointer(rebasing: source[count...])
-                }
-                copy(fields.idCount.int)
-                copy(fields.actionCount.int)
-                copy(fields.sessionCount.int)
-                write(length: 4)
-                withUnsafeBytes(of: timeoutMilliseconds.bigEndian) { _ = next.initialize(fromContentsOf: $0) }
-                next = UnsafeMutableBufferPointer(rebasing: next[4...])
+                var source = UnsafePointer(start)
+                var cursor = ByteCursor(buffer.baseAddress!)
+                cursor.copyField(from: &source, count: fields.idCount.int)
+                cursor.copyField(from: &source, count: fields.actionCount.int)
+                cursor.copyField(from: &source, count: fields.sessionCount.int)
+                cursor.storeLength(4)
+                cursor.storeLength(Int(timeoutMilliseconds))
                 if fields.contentTypeCount == 0 {
-                    write(length: contentTypeCount)
-                    _ = next.initialize(fromContentsOf: WireRequest.json.utf8)
-                    next = UnsafeMutableBufferPointer(rebasing: next[contentTypeCount...])
+                    cursor.storeLength(contentTypeCount)
+                    cursor.copy(WireRequest.json.utf8)
                 } else {
-                    copy(contentTypeCount)
+                    cursor.copyField(from: &source, count: contentTypeCount)
                 }
-                copy(Int(fields.inputCount))
+                cursor.copyField(from: &source, count: Int(fields.inputCount))
                 if !fields.userInitiated {
-                    write(length: 1)
-                    next[0] = WireRequest.notUserInitiatedFlags
+                    cursor.storeLength(1)
+                    cursor.copy(CollectionOfOne(WireRequest.notUserInitiatedFlags))
                 }
+                assert(cursor.next - buffer.baseAddress! == total)
             }
             initialized = total
         }
@@ -261,4 +245,30 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
 
 private extension UInt16 {
     var int: Int { Int(self) }
+}
+
+/// Writes bytes one after another from `next` on; the caller sized the buffer.
+private struct ByteCursor {
+    private(set) var next: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutablePointer<UInt8>) { next = start }
+
+    /// A field of the record: its length, then `count` bytes taken from `source` (which moves past them).
+    mutating func copyField(from source: inout UnsafePointer<UInt8>, count: Int) {
+        storeLength(count)
+        next.initialize(from: source, count: count)
+        next += count
+        source += count
+    }
+
+    mutating func copy<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        let end = UnsafeMutableBufferPointer(start: next, count: bytes.count).initialize(fromContentsOf: bytes)
+        next += end
+    }
+
+    /// A wire length (or the timeout, the same 4 bytes): big-endian `UInt32`.
+    mutating func storeLength(_ length: Int) {
+        UnsafeMutableRawPointer(next).storeBytes(of: UInt32(length).bigEndian, as: UInt32.self)
+        next += 4
+    }
 }

@@ -90,6 +90,16 @@ enum FastJSONEncoder {
 
         static func writeString(_ string: String, into bytes: inout [UInt8]) {
             bytes.append(UInt8(ascii: "\""))
+            // Most strings need no escape: copied whole, not appended byte by byte.
+            let copiedWhole = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                guard utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            }
+            if copiedWhole == true {
+                bytes.append(UInt8(ascii: "\""))
+                return
+            }
             for byte in string.utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

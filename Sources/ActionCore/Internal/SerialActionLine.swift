@@ -65,7 +65,7 @@ final class SerialActionLine: Sendable {
         }
         // Always queued, never inline: whatever the ending outcome queued on the session's
         // queue (its completion handler) runs first.
-        if let next { executor.queue.async(execute: next) }
+        if let next { executor.enqueue(next) }
     }
 
     /// One action's hold on the line, freed once: at its outcome, or when the perform is gone

@@ -106,7 +106,7 @@ final class WorkerDriver: IOLoopDriver {
     private func sendBegunRequests() {
         guard !begunRequests.isEmpty else { return }
         for run in WireBatching.runs(of: begunRequests, size: { $0.byteCount }) {
-            send(.began(Array(begunRequests[run])))
+            send(.began(run.count == begunRequests.count ? begunRequests : Array(begunRequests[run])))
         }
         begunRequests.removeAll(keepingCapacity: true)
     }
@@ -115,7 +115,11 @@ final class WorkerDriver: IOLoopDriver {
     private func sendFinishedOutcomes() {
         guard !finishedOutcomes.isEmpty else { return }
         for run in WireBatching.runs(of: finishedOutcomes, size: { $0.byteCount }) {
-            send(run.count == 1 ? .result(finishedOutcomes[run.lowerBound]) : .resultBatch(Array(finishedOutcomes[run])))
+            // One run is the whole array (the usual case): sent as it is, not copied. A copy of a
+            // hundred outcomes is a large allocation, and glibc pays for each by consolidating
+            // every small chunk freed since the last.
+            send(run.count == 1 ? .result(finishedOutcomes[run.lowerBound])
+                 : .resultBatch(run.count == finishedOutcomes.count ? finishedOutcomes : Array(finishedOutcomes[run])))
         }
         finishedOutcomes.removeAll(keepingCapacity: true)
     }
@@ -428,6 +432,8 @@ final class WorkerDriver: IOLoopDriver {
         let loop = self.loop
         return ActionSession(
             name: name, catalog: catalog, userInitiated: userInitiated, configuration: sessionConfiguration, mainQueue: nil,
+            // Its queue is its own: performs arriving a batch at a time start in one block.
+            coalescesMainQueue: true,
             unrequestedPerformReporter: { perform in
                 loop.executeHereOrQueue { driver, _ in driver.reportNested(perform, session: wireName) }
             }
