@@ -23,6 +23,8 @@ public struct WireRequest: Sendable, Hashable {
 
     /// The content type of JSON payloads.
     public static let json = "application/json"
+    /// ``json`` as bytes, to compare frames with.
+    static let jsonBytes: [UInt8] = Array(json.utf8)
 
     /// A duration as the timeout frame carries it: whole milliseconds, rounded up so a deadline
     /// is never shortened, at least 1 (0 would mean "the default"), clamped to `UInt32`.
