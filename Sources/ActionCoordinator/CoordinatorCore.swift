@@ -199,15 +199,7 @@ public final class CoordinatorCore {
                 outbox.send(.accepted(requestID: request.requestID), to: client)
             }
         case .performBatch(let requests):
-            // Accepted in order, then dispatched once: the lanes fill before workers are chosen.
-            // One ACCEPTED names every request of the batch that was accepted.
-            var accepted: [String] = []
-            accepted.reserveCapacity(requests.count)
-            for request in requests where perform(request, from: client, now: now, dispatching: false) {
-                accepted.append(request.requestID)
-            }
-            if !accepted.isEmpty { outbox.send(.accepted(requestIDs: accepted), to: client) }
-            dispatch(now: now)
+            receivedPerforms(count: requests.count, from: client, now: now) { take in requests.forEach(take) }
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
         case .acknowledge(let requestIDs):
@@ -449,6 +441,22 @@ public final class CoordinatorCore {
         }
     }
 
+    /// Handles the requests of one PERFORM, which `read` hands over one at a time as it decodes
+    /// them (so that no array of a message's requests is made): accepted in order, then
+    /// dispatched once, so the lanes fill before workers are chosen. One ACCEPTED names every
+    /// request of the message that was accepted.
+    public func receivedPerforms(
+        count: Int, from client: ClientAddress, now: ContinuousClock.Instant, _ read: (_ take: (WireRequest) -> Void) -> Void
+    ) {
+        var accepted: [String] = []
+        accepted.reserveCapacity(count)
+        read { request in
+            if perform(request, from: client, now: now, dispatching: false) { accepted.append(request.requestID) }
+        }
+        if !accepted.isEmpty { outbox.send(.accepted(requestIDs: accepted), to: client) }
+        dispatch(now: now)
+    }
+
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
     /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
     private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
@@ -597,34 +605,52 @@ public final class CoordinatorCore {
 
     /// Handles a decoded message from a worker.
     public func received(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
-        if case .ready(let registration) = message {
+        switch message {
+        case .ready(let registration):
             register(id, registration, now: now)
+        case .result(let outcome):
+            receivedResults(from: id, now: now) { take in take(outcome) }
+        case .resultBatch(let outcomes):
+            receivedResults(from: id, now: now) { take in outcomes.forEach(take) }
+        default:
+            guard let worker = knownWorker(id, now: now) else {
+                if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
+                return
+            }
+            handle(message, from: worker.record, now: now)
+            // Work follows once the message is handled: it may be a DISCONNECT or a DRAINING.
+            if worker.returning { dispatch(now: now) }
+        }
+    }
+
+    /// Handles the outcomes of one RESULT, which `read` hands over one at a time as it decodes
+    /// them (so that no array of a message's outcomes is made). Credits return and outcomes go
+    /// out first; then their work goes out in one pass.
+    public func receivedResults(from id: WorkerID, now: ContinuousClock.Instant, _ read: (_ take: (WireOutcome) -> Void) -> Void) {
+        guard let worker = knownWorker(id, now: now) else {
+            // Unknown (expired, or the coordinator restarted): it must register again. A result
+            // may still answer a request recovered from the journal.
+            read { outcome in
+                if !outcome.nested && !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
+            }
+            _ = outbox.send(.disconnect, to: id)
             return
         }
-        guard let worker = workers[id] else {
-            // Unknown (expired, or the coordinator restarted): it must register again.
-            let outcomes: [WireOutcome]
-            switch message {
-            case .result(let outcome): outcomes = [outcome]
-            case .resultBatch(let batch): outcomes = batch
-            default: outcomes = []
-            }
-            for outcome in outcomes where !outcome.nested && !adoptRecovered(outcome, now: now) {
-                counters.lateResultsDiscarded += 1
-            }
-            if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
-            return
-        }
+        read { outcome in result(outcome, from: worker.record, now: now, dispatching: false) }
+        dispatch(now: now)
+    }
+
+    /// The registered worker `id`, now heard from; `returning` when it was unreachable until
+    /// now (its new connection took over the routing id), and its credits are back.
+    private func knownWorker(_ id: WorkerID, now: ContinuousClock.Instant) -> (record: WorkerRecord, returning: Bool)? {
+        guard let worker = workers[id] else { return nil }
         worker.lastHeard = now
         let returning = worker.isUnreachable
         if returning {
-            // Back (its new connection took over the routing id): its credits return.
             worker.isUnreachable = false
             freeCredits += worker.freeCredits
         }
-        handle(message, from: worker, now: now)
-        // Work follows once the message is handled: it may be a DISCONNECT or a DRAINING.
-        if returning { dispatch(now: now) }
+        return (worker, returning)
     }
 
     private func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {
@@ -632,12 +658,9 @@ public final class CoordinatorCore {
         switch message {
         case .ready:
             break
-        case .result(let outcome):
-            result(outcome, from: worker, now: now)
-        case .resultBatch(let outcomes):
-            // Credits return and outcomes go out first; then their work goes out in one pass.
-            for outcome in outcomes { result(outcome, from: worker, now: now, dispatching: false) }
-            dispatch(now: now)
+        case .result, .resultBatch:
+            // Taken by receivedResults.
+            break
         case .heartbeat:
             break
         case .disconnect:

@@ -373,6 +373,20 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         let client = ClientAddress(routingID: routingID, curveKey: curveKey)
+        if incoming.count > 2, (try? WireHeader.command(in: incoming[1])) == .perform {
+            // Each request is decoded as the core takes it: no array of them. One that does not
+            // decode is refused on its own; the others are taken.
+            core.receivedPerforms(count: frames.count - 2, from: client, now: .now) { take in
+                for index in 2..<frames.count {
+                    do throws(WireError) {
+                        take(try WireRequest.unpack(frames.frame(at: index), command: .perform, limits: limits))
+                    } catch {
+                        refuse(frames.frame(at: index), error, to: client)
+                    }
+                }
+            }
+            return
+        }
         do {
             let message = try ClientMessage.decode(frames, at: 1, limits: limits)
             core.received(message, from: client, now: .now)
@@ -380,18 +394,6 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             // Answer an ActionBus peer so its user sees why; ignore anything else (it may be noise).
             guard WireHeader.hasSignature(incoming[1]) else {
                 core.recordMalformed(fromWorker: false)
-                return
-            }
-            if incoming.count > 3, (try? WireHeader.command(in: incoming[1])) == .perform {
-                // Several requests, one at least unreadable: each is taken or refused on its own,
-                // as if it had come alone.
-                for index in 2..<incoming.count {
-                    do {
-                        core.received(.perform(try WireRequest.unpack(incoming[index], command: .perform, limits: limits)), from: client, now: .now)
-                    } catch {
-                        refuse(incoming[index], error, to: client)
-                    }
-                }
                 return
             }
             refuse(incoming.count > 2 ? incoming[2] : [], error, to: client)
@@ -470,22 +472,25 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 continue
             }
             if !majordomoWorkers.isEmpty { majordomoWorkers[id] = nil }
-            do {
-                let message = try WorkerMessage.decode(frames, at: 1, limits: limits)
-                core.received(message, from: id, now: .now)
-            } catch {
-                if incoming.count > 3, (try? WireHeader.command(in: incoming[1])) == .result {
-                    // Several outcomes, one at least unreadable: the others still count.
-                    for index in 2..<incoming.count {
+            if incoming.count > 2, (try? WireHeader.command(in: incoming[1])) == .result {
+                // Each outcome is decoded as the core takes it: no array of them. One that does
+                // not decode is counted; the others still count.
+                core.receivedResults(from: id, now: .now) { take in
+                    for index in 2..<frames.count {
                         do {
-                            core.received(.result(try WireOutcome.unpack(incoming[index], command: .result, limits: limits)), from: id, now: .now)
+                            take(try WireOutcome.unpack(frames.frame(at: index), command: .result, limits: limits))
                         } catch {
                             core.recordMalformed(fromWorker: true)
                             logger.debug("malformed outcome from a worker", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
                         }
                     }
-                    continue
                 }
+                continue
+            }
+            do {
+                let message = try WorkerMessage.decode(frames, at: 1, limits: limits)
+                core.received(message, from: id, now: .now)
+            } catch {
                 core.recordMalformed(fromWorker: true)
                 logger.debug("malformed worker message", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])
             }
