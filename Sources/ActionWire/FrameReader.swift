@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads typed fields from consecutive frames, enforcing the limits.
 struct FrameReader<Frames: WireFrames> {
     let frames: Frames
@@ -31,12 +37,21 @@ struct FrameReader<Frames: WireFrames> {
     /// A content type: a name, with the usual one (`application/json`) shared rather than
     /// made anew for every message.
     mutating func contentType() throws(WireError) -> String {
-        // Compared with bytes: stepping through a `String`'s UTF-8 view costs far more.
-        if index < frames.count, frames.frame(at: index).elementsEqual(WireRequest.jsonBytes) {
+        if index < frames.count, Self.isJSON(frames.frame(at: index)) {
             index += 1
             return WireRequest.json
         }
         return try name("content type")
+    }
+
+    /// Whether `frame` is `application/json`: compared as two blocks of memory, which a
+    /// comparison element by element (let alone through a `String`'s UTF-8 view) is not.
+    private static func isJSON(_ frame: ArraySlice<UInt8>) -> Bool {
+        let json = WireRequest.jsonBytes
+        guard frame.count == json.count else { return false }
+        return frame.withUnsafeBytes { frame in
+            json.withUnsafeBytes { json in memcmp(frame.baseAddress!, json.baseAddress!, json.count) == 0 }
+        }
     }
 
     /// Free text such as an error message: UTF-8, at most `maxBodyBytes`.

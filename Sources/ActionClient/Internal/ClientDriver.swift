@@ -303,6 +303,19 @@ final class ClientDriver: IOLoopDriver {
         for _ in 0..<Self.batchSize {
             guard socket.receiveIfAvailable(into: &incoming) else { break }
             heard = true
+            if incoming.count > 1, (try? WireHeader.command(in: incoming[0])) == .outcome {
+                // Each outcome is decoded as it is delivered: no array of them. One that does not
+                // decode is logged; the others still arrive.
+                let frames = incoming.packedFrames
+                for index in 1..<frames.count {
+                    do {
+                        received(try WireOutcome.unpack(frames.frame(at: index), command: .outcome, limits: limits))
+                    } catch {
+                        logger.warning("malformed outcome from coordinator", metadata: ["wire.error": "\(error)"])
+                    }
+                }
+                continue
+            }
             let reply: ClientReply
             do {
                 reply = try ClientReply.decode(incoming.packedFrames, limits: limits)

@@ -10,14 +10,22 @@ import HeapModule
 /// ``maxLanes`` of them, the rest share one heap, so no pattern of timeouts makes a look at the
 /// fronts cost more than that.
 struct ClientTimerLanes {
-    private struct LaneKey: Hashable {
+    private struct LaneKey: Equatable {
         let timeout: Duration
         let kind: ClientTimer.Kind
     }
 
+    /// A lane: its key and its timers, earliest first.
+    private struct Lane {
+        let key: LaneKey
+        var timers: Deque<ClientTimer>
+    }
+
     static let maxLanes = 16
 
-    private var lanes: [LaneKey: Deque<ClientTimer>] = [:]
+    /// At most ``maxLanes``, found by a scan: a few lanes compare faster than a key hashes,
+    /// and inserting a timer is the client's most frequent step after sending.
+    private var lanes: [Lane] = []
     private var overflow = Heap<ClientTimer>()
     private(set) var count = 0
 
@@ -26,19 +34,21 @@ struct ClientTimerLanes {
     mutating func insert(_ timer: ClientTimer) {
         count += 1
         let key = LaneKey(timeout: timer.call.timeout, kind: timer.kind)
-        guard lanes[key] != nil || lanes.count < Self.maxLanes else {
+        if let index = lanes.firstIndex(where: { $0.key == key }) {
+            lanes[index].timers.insertInOrder(timer)
+        } else if lanes.count < Self.maxLanes {
+            lanes.append(Lane(key: key, timers: [timer]))
+        } else {
             overflow.insert(timer)
-            return
         }
-        lanes[key, default: []].insertInOrder(timer)
     }
 
     /// Removes and returns the earliest timer due at `now`, or `nil` when none is.
     mutating func popDue(now: ContinuousClock.Instant) -> ClientTimer? {
-        var earliest: (key: LaneKey, at: ContinuousClock.Instant)?
-        for (key, lane) in lanes {
-            guard let first = lane.first, first.at <= now else { continue }
-            if earliest.map({ first.at < $0.at }) ?? true { earliest = (key, first.at) }
+        var earliest: (index: Int, at: ContinuousClock.Instant)?
+        for (index, lane) in lanes.enumerated() {
+            guard let first = lane.timers.first, first.at <= now else { continue }
+            if earliest.map({ first.at < $0.at }) ?? true { earliest = (index, first.at) }
         }
         if let fromHeap = overflow.min, fromHeap.at <= now, earliest.map({ fromHeap.at < $0.at }) ?? true {
             count -= 1
@@ -46,19 +56,23 @@ struct ClientTimerLanes {
         }
         guard let earliest else { return nil }
         count -= 1
-        let timer = lanes[earliest.key]!.removeFirst()
-        if lanes[earliest.key]!.isEmpty { lanes[earliest.key] = nil }
+        let timer = lanes[earliest.index].timers.removeFirst()
+        if lanes[earliest.index].timers.isEmpty { lanes.remove(at: earliest.index) }
         return timer
     }
 
     /// Drops the timers `isVoid` picks, keeping the order of the rest.
     mutating func removeAll(where isVoid: (ClientTimer) -> Bool) {
-        for key in Array(lanes.keys) {
-            lanes[key]!.removeAll(where: isVoid)
-            if lanes[key]!.isEmpty { lanes[key] = nil }
+        for index in lanes.indices {
+            // Kept timers copied into a fresh lane in one pass: removing from the middle of a
+            // deque in place moves what follows each removal.
+            var kept = Deque<ClientTimer>(minimumCapacity: lanes[index].timers.count)
+            for timer in lanes[index].timers where !isVoid(timer) { kept.append(timer) }
+            lanes[index].timers = kept
         }
+        lanes.removeAll { $0.timers.isEmpty }
         overflow = Heap(overflow.unordered.filter { !isVoid($0) })
-        count = lanes.values.reduce(overflow.count) { $0 + $1.count }
+        count = lanes.reduce(overflow.count) { $0 + $1.timers.count }
     }
 }
 

@@ -1,0 +1,53 @@
+import ActionClient
+import ActionWire
+import Foundation
+import Testing
+import ZeroMQ
+
+/// A client reads each outcome of an OUTCOME message on its own: one record that does not
+/// decode is dropped (and logged), and the outcomes beside it still reach their callers.
+@Suite("ActionClient and a malformed outcome", .serialized, .timeLimit(.minutes(1)))
+struct ClientMalformedOutcomeTests {
+    @Test func aMalformedOutcomeRecordCostsOnlyItself() async throws {
+        let context = try ZMQContext()
+        let coordinator = try Socket(context, type: .router)
+        defer { coordinator.close() }
+        try coordinator.setOption(.receiveTimeout, 10_000)
+        try coordinator.bind("tcp://127.0.0.1:*")
+        var configuration = ActionClientConfiguration()
+        configuration.coordinatorEndpoint = try coordinator.lastEndpoint
+        let client = try ActionClient(configuration: configuration)
+
+        let input = Array(#"{"text":"x"}"#.utf8)
+        async let first = client.perform(action: "Echo.say", input: input, timeout: .seconds(20))
+        async let second = client.perform(action: "Echo.say", input: input, timeout: .seconds(20))
+
+        // Play the coordinator: read PERFORMs (and whatever else comes) until both requests are in.
+        var routingID: [UInt8] = []
+        var requests: [WireRequest] = []
+        while requests.count < 2 {
+            let message = try coordinator.receiveMultipart()
+            routingID = Array(message.frames[0])
+            switch try ClientMessage.decode(WireFrameList(Array(message.frames.dropFirst()))) {
+            case .perform(let request): requests.append(request)
+            case .performBatch(let batch): requests += batch
+            default: continue
+            }
+        }
+        func outcome(_ request: WireRequest) -> WireOutcome {
+            WireOutcome(requestID: request.requestID, action: request.action, session: "", worker: "fake",
+                        closeActionStack: false, result: .success(contentType: WireRequest.json, output: request.input))
+        }
+        // One OUTCOME: a good record, a record cut short, a good record.
+        var reply = WireFrameList([routingID, WireHeader.bytes(.outcome)])
+        reply.appendRecord(outcome(requests[0]))
+        reply.append(Array(outcome(requests[1]).packed.prefix(9)))
+        reply.appendRecord(outcome(requests[1]))
+        try coordinator.send(Multipart(reply.frames))
+
+        let outcomes = try await [first, second]
+        await client.close()
+        #expect(Set(outcomes.map(\.requestID)) == Set(requests.map(\.requestID)))
+        #expect(outcomes.allSatisfy { $0.isSuccess })
+    }
+}
