@@ -73,9 +73,8 @@ public final class ActionDeadlineTimer: Sendable {
     public func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> Token {
         // Rounded up: a deadline never fires early. Past a century there is nothing to wait for
         // (and the milliseconds would overflow): such a deadline never fires.
-        let milliseconds = ((deadline - origin) / .milliseconds(1)).rounded(.up)
-        guard milliseconds < 3.2e12 else { return Token(bucket: .max, serial: 0, index: -1) }
-        let bucket = Int64(milliseconds)
+        let bucket = (deadline - origin).millisecondsRoundedUp
+        guard bucket < 3_200_000_000_000 else { return Token(bucket: .max, serial: 0, index: -1) }
         return state.withLock { state in
             state.nextSerial += 1
             let serial = state.nextSerial
@@ -128,7 +127,7 @@ public final class ActionDeadlineTimer: Sendable {
     }
 
     private func fireDue() {
-        let now = Int64(((ContinuousClock.now - origin) / .milliseconds(1)).rounded(.down))
+        let now = (ContinuousClock.now - origin).millisecondsRoundedDown
         var due: [@Sendable () -> Void] = []
         state.withLock { state in
             while let earliest = state.times.min, earliest <= now {

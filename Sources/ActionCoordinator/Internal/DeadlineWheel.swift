@@ -23,13 +23,20 @@ struct DeadlineWheel {
     /// One entry per bucket; a bucket emptied by removals stays (empty) until it is due.
     private var bucketTimes = Heap<Int64>()
 
+    /// The granularity in nanoseconds: bucket times are worked out in integers (dividing one
+    /// `Duration` by another goes through 128-bit division and a `Double`, per request).
+    private let granularityNanoseconds: Int64
+
     init(origin: ContinuousClock.Instant, granularity: Duration = .milliseconds(10)) {
         self.origin = origin
         self.granularity = granularity
+        self.granularityNanoseconds = max(1, granularity.wholeNanoseconds)
     }
 
     private func bucketTime(of deadline: ContinuousClock.Instant) -> Int64 {
-        Int64(((deadline - origin) / granularity).rounded(.up))
+        let elapsed = (deadline - origin).wholeNanoseconds
+        let (quotient, remainder) = elapsed.quotientAndRemainder(dividingBy: granularityNanoseconds)
+        return remainder > 0 ? quotient + 1 : quotient
     }
 
     /// Puts `request` in the bucket of `deadline`, taking it out of any bucket it was in.
@@ -68,7 +75,9 @@ struct DeadlineWheel {
 
     /// Takes out every request whose deadline has passed.
     mutating func removeDue(now: ContinuousClock.Instant) -> [PendingRequest] {
-        let due = Int64(((now - origin) / granularity).rounded(.down))
+        let elapsed = (now - origin).wholeNanoseconds
+        let (quotient, remainder) = elapsed.quotientAndRemainder(dividingBy: granularityNanoseconds)
+        let due = remainder < 0 ? quotient - 1 : quotient
         var expired: [PendingRequest] = []
         while let earliest = bucketTimes.min, earliest <= due {
             bucketTimes.removeMin()

@@ -79,7 +79,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     ) -> PendingRequest {
         let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
         let fields = Fields(
-            sender: sender, order: order, deadlineOffset: nanoseconds(deadline - epoch),
+            sender: sender, order: order, deadlineOffset: (deadline - epoch).wholeNanoseconds,
             timeoutMilliseconds: request.timeoutMilliseconds,
             idTag: RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
@@ -99,11 +99,6 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
             cursor.copy(request.input)
         }
         return pending
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     // MARK: The request's bytes

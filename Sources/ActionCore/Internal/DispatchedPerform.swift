@@ -38,7 +38,7 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
         self.gate = gate
         self.asyncReport = asyncReport
         self.completion = completion
-        self.timeoutMilliseconds = run.deadline.map { max(0, Int((($0 - .now) / .milliseconds(1)).rounded(.up))) } ?? 0
+        self.timeoutMilliseconds = run.deadline.map { Int(max(0, ($0 - .now).millisecondsRoundedUp)) } ?? 0
     }
 
     /// Runs the action on the thread it was submitted to, holding the session's line in a
