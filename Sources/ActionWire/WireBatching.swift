@@ -29,6 +29,15 @@ public enum WireBatching {
         return runs
     }
 
+    /// The records of `run` (one of ``runs(of:maxRecords:size:)``): `records` itself when the run
+    /// is all of it, as it nearly always is, rather than a copy. A copy of a hundred records is a
+    /// large allocation, and glibc pays for each by consolidating every small chunk freed since
+    /// the last.
+    @inlinable
+    public static func records<Record>(_ records: [Record], in run: Range<Int>) -> [Record] {
+        run.count == records.count ? records : Array(records[run])
+    }
+
     /// Whether a run of `count` records of `bytes` bytes is full before `next` more bytes.
     @inlinable
     public static func isFull(count: Int, bytes: Int, adding next: Int) -> Bool {

@@ -7,6 +7,18 @@ import Testing
 /// (`SerialQueueExecutor`'s coalescing mode): what the executor promises must not change.
 @Suite("Coalescing serial executor")
 struct CoalescingExecutorTests {
+    /// Holds `executor`'s queue with work that records "blocking" and waits (at most 30 s) for
+    /// the returned semaphore: what is submitted meanwhile gathers into one run.
+    private func block(_ executor: SerialQueueExecutor, recording steps: Recorder<String>) async -> DispatchSemaphore {
+        let release = DispatchSemaphore(value: 0)
+        executor.submit {
+            steps.record("blocking")
+            _ = release.wait(timeout: .now() + 30)
+        }
+        #expect(await steps.waitForValues(count: 1) == ["blocking"])
+        return release
+    }
+
     @Test("work submitted from another thread runs on the queue, in submission order")
     func runsInOrderOnItsQueue() async {
         let tagged = TaggedQueue("coalescing-order")
@@ -21,15 +33,9 @@ struct CoalescingExecutorTests {
 
     @Test("work that arrives while earlier work runs joins the same run, after it")
     func workArrivingMeanwhileRunsAfter() async {
-        let tagged = TaggedQueue("coalescing-meanwhile")
-        let executor = SerialQueueExecutor(queue: tagged.queue, coalescing: true)
-        let release = DispatchSemaphore(value: 0)
+        let executor = SerialQueueExecutor(queue: TaggedQueue("coalescing-meanwhile").queue, coalescing: true)
         let ran = Recorder<String>()
-        executor.submit {
-            ran.record("blocking")
-            _ = release.wait(timeout: .now() + 30)
-        }
-        #expect(await ran.waitForValues(count: 1) == ["blocking"])
+        let release = await block(executor, recording: ran)
         for name in ["a", "b", "c"] { executor.submit { ran.record(name) } }
         release.signal()
         #expect(await ran.waitForValues(count: 4) == ["blocking", "a", "b", "c"])
@@ -51,16 +57,10 @@ struct CoalescingExecutorTests {
 
     @Test("work holding the queue until its end keeps the rest of its run waiting")
     func workWaitingForItsEndHoldsTheRun() async {
-        let tagged = TaggedQueue("coalescing-end")
-        let executor = SerialQueueExecutor(queue: tagged.queue, coalescing: true)
-        let release = DispatchSemaphore(value: 0)
+        let executor = SerialQueueExecutor(queue: TaggedQueue("coalescing-end").queue, coalescing: true)
         let steps = Recorder<String>()
         let heldEnd = Recorder<@Sendable () -> Void>()
-        executor.submit {
-            steps.record("blocking")
-            _ = release.wait(timeout: .now() + 30)
-        }
-        #expect(await steps.waitForValues(count: 1) == ["blocking"])
+        let release = await block(executor, recording: steps)
         // Both go in one run once the queue is free: the second must wait for the first's end.
         executor.submit { end in
             steps.record("holding")

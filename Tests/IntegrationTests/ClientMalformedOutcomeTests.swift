@@ -18,6 +18,22 @@ struct ClientMalformedOutcomeTests {
         configuration.coordinatorEndpoint = try coordinator.lastEndpoint
         let client = try ActionClient(configuration: configuration)
 
+        // The client is closed whatever happens: its I/O thread must not outlive the test.
+        let outcomes: [WireOutcome]
+        let requests: [WireRequest]
+        do {
+            (outcomes, requests) = try await exchange(client: client, coordinator: coordinator)
+        } catch {
+            await client.close()
+            throw error
+        }
+        await client.close()
+        #expect(Set(outcomes.map(\.requestID)) == Set(requests.map(\.requestID)))
+        #expect(outcomes.allSatisfy { $0.isSuccess })
+    }
+
+    /// Two performs, answered by playing the coordinator: their outcomes, and the requests it read.
+    private func exchange(client: ActionClient, coordinator: Socket) async throws -> ([WireOutcome], [WireRequest]) {
         let input = Array(#"{"text":"x"}"#.utf8)
         async let first = client.perform(action: "Echo.say", input: input, timeout: .seconds(20))
         async let second = client.perform(action: "Echo.say", input: input, timeout: .seconds(20))
@@ -45,9 +61,6 @@ struct ClientMalformedOutcomeTests {
         reply.appendRecord(outcome(requests[1]))
         try coordinator.send(Multipart(reply.frames))
 
-        let outcomes = try await [first, second]
-        await client.close()
-        #expect(Set(outcomes.map(\.requestID)) == Set(requests.map(\.requestID)))
-        #expect(outcomes.allSatisfy { $0.isSuccess })
+        return (try await [first, second], requests)
     }
 }

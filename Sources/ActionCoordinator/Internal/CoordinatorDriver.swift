@@ -767,9 +767,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         // An MDP/0.1 worker takes one request a message.
         let maxRecords = majordomoWorkers[worker] != nil ? 1 : WireBatching.maxRecords
         for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.record.count }) {
-            // The whole batch is usually one run: sent as it is, not copied (a large allocation).
             let instruction: WorkerInstruction = run.count == 1 ? .packedRequest(requests[run.lowerBound])
-                : .packedRequests(run.count == requests.count ? requests : Array(requests[run]))
+                : .packedRequests(WireBatching.records(requests, in: run))
             guard transmit(instruction, to: worker) else {
                 unreachableThisBatch.insert(worker)
                 undeliveredRequests.append((worker, requests[run.lowerBound...].map(\.requestID)))

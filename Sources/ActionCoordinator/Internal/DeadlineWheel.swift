@@ -1,3 +1,4 @@
+import ActionCore
 import HeapModule
 
 /// Request deadlines in buckets of `granularity`, earliest bucket first: inserting and removing

@@ -1,3 +1,4 @@
+import ActionCore
 import ActionWire
 
 /// An accepted request the coordinator has not answered yet.

@@ -106,7 +106,7 @@ final class WorkerDriver: IOLoopDriver {
     private func sendBegunRequests() {
         guard !begunRequests.isEmpty else { return }
         for run in WireBatching.runs(of: begunRequests, size: { $0.byteCount }) {
-            send(.began(run.count == begunRequests.count ? begunRequests : Array(begunRequests[run])))
+            send(.began(WireBatching.records(begunRequests, in: run)))
         }
         begunRequests.removeAll(keepingCapacity: true)
     }
@@ -115,11 +115,8 @@ final class WorkerDriver: IOLoopDriver {
     private func sendFinishedOutcomes() {
         guard !finishedOutcomes.isEmpty else { return }
         for run in WireBatching.runs(of: finishedOutcomes, size: { $0.byteCount }) {
-            // One run is the whole array (the usual case): sent as it is, not copied. A copy of a
-            // hundred outcomes is a large allocation, and glibc pays for each by consolidating
-            // every small chunk freed since the last.
             send(run.count == 1 ? .result(finishedOutcomes[run.lowerBound])
-                 : .resultBatch(run.count == finishedOutcomes.count ? finishedOutcomes : Array(finishedOutcomes[run])))
+                 : .resultBatch(WireBatching.records(finishedOutcomes, in: run)))
         }
         finishedOutcomes.removeAll(keepingCapacity: true)
     }
