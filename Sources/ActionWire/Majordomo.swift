@@ -95,10 +95,15 @@ public struct MajordomoRequest: Hashable, Sendable {
     }
 
     /// Appends the FINAL reply frames (after the routing id) for `dialect`.
+    ///
+    /// Inlinable, so that it is specialised for the coordinator's writer: unspecialised, each
+    /// frame it appended looked up type metadata. The service goes in as the string's bytes,
+    /// with no array made of them.
+    @inlinable
     public static func encodeFinalReply<Writer: WireFrameWriter>(
         dialect: MajordomoDialect, service: String, body: [UInt8], into writer: inout Writer
     ) {
-        encodeFinalReply(dialect: dialect, service: Array(service.utf8), body: body, into: &writer)
+        encodeFinalReply(dialect: dialect, service: service.utf8, body: body, into: &writer)
     }
 
     /// The frames that answer a Majordomo message that could not be taken (its version, its
@@ -130,8 +135,9 @@ public struct MajordomoRequest: Hashable, Sendable {
         return reply
     }
 
-    static func encodeFinalReply<Writer: WireFrameWriter>(
-        dialect: MajordomoDialect, service: [UInt8], body: [UInt8], into writer: inout Writer
+    @inlinable
+    static func encodeFinalReply<Writer: WireFrameWriter, Service: Sequence<UInt8>>(
+        dialect: MajordomoDialect, service: Service, body: [UInt8], into writer: inout Writer
     ) {
         switch dialect {
         case .v01:

@@ -61,7 +61,11 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
     }
 
     public mutating func append<Bytes: Sequence>(_ frame: Bytes) where Bytes.Element == UInt8 {
-        bytes.append(contentsOf: frame)
+        // Called unspecialised (through the writer protocol, from generic code in another
+        // module), appending a generic sequence looks up type metadata at every step; arrays,
+        // slices and buffers lend their bytes and are copied whole.
+        let copied: Void? = frame.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: frame) }
         ends.append(bytes.count)
     }
 

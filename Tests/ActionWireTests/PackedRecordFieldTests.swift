@@ -1,0 +1,47 @@
+import Testing
+@testable import ActionWire
+
+/// A packed record's fields as the codec reads them, from a record that is a slice of a larger
+/// message (as records are), and the bytes-as-text helper names are made with.
+@Suite("Packed records: fields and hex text")
+struct PackedRecordFieldTests {
+    /// `fields` packed back to back, each a 4-byte big-endian length and its bytes.
+    static func pack(_ fields: [[UInt8]]) -> [UInt8] {
+        var writer = PackedRecordWriter(capacity: 64)
+        for field in fields { writer.append(field) }
+        return writer.bytes
+    }
+
+    @Test func everyFieldOfAFullRecordInsideALargerBuffer() throws {
+        let fields: [[UInt8]] = (0..<PackedRecord.maxFields).map { index in Array(repeating: UInt8(index), count: index * 3) }
+        let message = [0xEE, 0xEE] + Self.pack(fields) + [0xFF]
+        let record = try PackedRecord(message[2..<(message.count - 1)], command: .result)
+        #expect(record.count == fields.count)
+        for (index, field) in fields.enumerated() {
+            #expect(Array(record.frame(at: index)) == field, "field \(index)")
+        }
+    }
+
+    @Test func anEmptyFrameHasNoFieldsAndEmptyFieldsAreKept() throws {
+        #expect(try PackedRecord([][...], command: .result).count == 0)
+        let record = try PackedRecord(Self.pack([[], [7], []])[...], command: .result)
+        #expect(record.count == 3)
+        #expect(record.frame(at: 0).isEmpty && Array(record.frame(at: 1)) == [7] && record.frame(at: 2).isEmpty)
+    }
+
+    @Test func tooManyFieldsOrACutLengthIsRefused() {
+        let nine = Self.pack(Array(repeating: [1], count: PackedRecord.maxFields + 1))
+        #expect(throws: WireError.self) { try PackedRecord(nine[...], command: .result) }
+        let cut = Self.pack([[1, 2, 3]]).dropLast()
+        #expect(throws: WireError.self) { try PackedRecord(cut, command: .result) }
+        #expect(throws: WireError.self) { try PackedRecord([0, 0][...], command: .result) }
+    }
+
+    @Test func hexTextOfEveryByte() {
+        let bytes = (0...255).map { UInt8($0) }
+        let expected = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        #expect(HexText.of(bytes) == expected)
+        #expect(HexText.of(bytes[250...]) == "fafbfcfdfeff")
+        #expect(HexText.of([UInt8]()) == "")
+    }
+}
