@@ -26,15 +26,11 @@ struct JournalFrameWriter: WireFrameWriter {
         append(EmptyCollection<UInt8>())
     }
 
-    /// Appends the fields of a record ActionWire packed (``PackedRecord``): the same
-    /// `length (u32) · bytes` framing, so they are copied whole and only counted.
-    mutating func appendPacked(_ record: [UInt8]) {
-        // A record ActionWire just packed always reads back (the command only names errors);
-        // a miscount would write a record the journal cannot replay.
-        guard let fields = try? PackedRecord(record[...], command: .perform) else {
-            preconditionFailure("a packed record does not read back")
-        }
-        appendFrames(record, count: fields.count)
+    /// Appends the fields of a record ActionWire packs (``PackedRecord``) with `pack`, which
+    /// writes them at the buffer's end and returns how many there are: the same
+    /// `length (u32) · bytes` framing, so they are written in place and only counted.
+    mutating func appendPacked(_ pack: (inout [UInt8]) -> Int) {
+        frameCount += pack(&bytes)
     }
 
     /// Appends `count` frames already written as `length (u32) · bytes` in `frames`.

@@ -18,13 +18,14 @@ extension JournalRecord {
     func append(to buffer: inout [UInt8]) {
         Self.appendRecord(kind: kind, to: &buffer) { writer in
             switch self {
-            // Packed by ActionWire, where its encoder is specialised: encoding into this
-            // module's writer ran it unspecialised, a generic call per field.
+            // Packed by ActionWire, where its encoder is specialised (encoding into this
+            // module's writer ran it unspecialised, a generic call per field), straight into
+            // the journal's buffer.
             case .accepted(let request, let deadline):
-                writer.appendPacked(request.packed)
+                writer.appendPacked { request.appendPacked(to: &$0) }
                 Self.appendDeadline(deadline, to: &writer)
             case .finished(let outcome):
-                writer.appendPacked(outcome.packed)
+                writer.appendPacked { outcome.appendPacked(to: &$0) }
             case .workerDied(let requestID):
                 writer.append(requestID)
             case .featureSwitches(let switches):

@@ -92,14 +92,28 @@ public struct PackedRecord: WireFrames {
 struct PackedRecordWriter: WireFrameWriter {
     /// The record's bytes; a message's buffer swapped in to write the record at its end.
     var bytes: [UInt8] = []
+    /// How many fields it wrote.
+    private(set) var fieldCount = 0
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    /// Lends `buffer` to a writer that `write` appends one record with, at the buffer's end:
+    /// no array of the record's own, copied in and freed again. Returns the record's field count.
+    @discardableResult
+    static func appending(to buffer: inout [UInt8], _ write: (inout PackedRecordWriter) -> Void) -> Int {
+        var writer = PackedRecordWriter(capacity: 0)
+        swap(&buffer, &writer.bytes)
+        write(&writer)
+        swap(&buffer, &writer.bytes)
+        return writer.fieldCount
+    }
 
     mutating func append<Bytes: Sequence>(_ field: Bytes) where Bytes.Element == UInt8 {
         let lengthAt = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0])
         bytes.append(contentsOf: field)
         storeLength(bytes.count - lengthAt - 4, at: lengthAt)
+        fieldCount += 1
     }
 
     mutating func append(_ text: String) {
@@ -108,6 +122,7 @@ struct PackedRecordWriter: WireFrameWriter {
 
     mutating func appendEmpty() {
         bytes.append(contentsOf: [0, 0, 0, 0])
+        fieldCount += 1
     }
 
     private mutating func storeLength(_ length: Int, at index: Int) {
@@ -125,6 +140,12 @@ extension WireRequest {
                                         + contentType.utf8.count + input.count + 8)
         encode(into: &writer)
         return writer.bytes
+    }
+
+    /// Appends the request as one packed record to `buffer` (a journal's, say), written in
+    /// place; returns how many fields it has.
+    public func appendPacked(to buffer: inout [UInt8]) -> Int {
+        PackedRecordWriter.appending(to: &buffer) { encode(into: &$0) }
     }
 
     /// The identity (request id, action, session) of a request record that does not decode as
@@ -150,6 +171,12 @@ extension WireOutcome {
         var writer = PackedRecordWriter(capacity: 30 + byteCount)
         encode(into: &writer)
         return writer.bytes
+    }
+
+    /// Appends the outcome as one packed record to `buffer` (a journal's, say), written in
+    /// place; returns how many fields it has.
+    public func appendPacked(to buffer: inout [UInt8]) -> Int {
+        PackedRecordWriter.appending(to: &buffer) { encode(into: &$0) }
     }
 
     /// Decodes a packed outcome record.

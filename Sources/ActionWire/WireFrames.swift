@@ -90,10 +90,7 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
 
     /// The message's buffer lent to a record writer, which appends the record at its end.
     private mutating func appendRecord(_ write: (inout PackedRecordWriter) -> Void) {
-        var record = PackedRecordWriter(capacity: 0)
-        swap(&bytes, &record.bytes)
-        write(&record)
-        swap(&bytes, &record.bytes)
+        PackedRecordWriter.appending(to: &bytes, write)
         ends.append(bytes.count)
     }
 

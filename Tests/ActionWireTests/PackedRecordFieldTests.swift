@@ -37,6 +37,19 @@ struct PackedRecordFieldTests {
         #expect(throws: WireError.self) { try PackedRecord([0, 0][...], command: .result) }
     }
 
+    @Test func recordsAppendedInPlaceAreTheirPackedBytesAndCountTheirFields() throws {
+        let outcome = WireOutcome(requestID: "r1", action: "Echo.say", session: "s", worker: "w1", closeActionStack: true,
+                                  result: .success(contentType: WireRequest.json, output: Array(#"{"text":"hi"}"#.utf8)))
+        let request = WireRequest(requestID: "r2", action: "Echo.say", input: [0x7B, 0x7D])
+        var background = request
+        background.userInitiated = false
+        var buffer: [UInt8] = [0xAB]
+        #expect(outcome.appendPacked(to: &buffer) == WireOutcome.frameCount)
+        #expect(request.appendPacked(to: &buffer) == WireRequest.frameCount)
+        #expect(background.appendPacked(to: &buffer) == WireRequest.frameCount + 1)
+        #expect(buffer == [0xAB] + outcome.packed + request.packed + background.packed)
+    }
+
     @Test func hexTextOfEveryByte() {
         let bytes = (0...255).map { UInt8($0) }
         let expected = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
