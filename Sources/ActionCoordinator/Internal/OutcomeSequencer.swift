@@ -9,20 +9,38 @@ struct OutcomeSequencer {
         let name: Substring
     }
 
+    /// Where the counters of the last outcome's action and session are in `counters`: a run of
+    /// one action in one session (the usual load) raises them without hashing five keys an
+    /// outcome. Valid until a counter is added or removed (which may move them).
+    private struct Run {
+        let action: String
+        let session: String
+        let places: (Counters.Index, Counters.Index, Counters.Index, Counters.Index, Counters.Index)
+    }
+
+    private typealias Counters = [Key: UInt64]
+
     private var all: UInt64 = 0
-    private var counters: [Key: UInt64] = [:]
+    private var counters: Counters = [:]
+    private var run: Run?
 
     mutating func next(for outcome: WireOutcome) -> OutcomeSequences {
-        let feature = outcome.feature, action = outcome.action[...], session = outcome.session
         all += 1
-        return OutcomeSequences([
-            all,
-            bump(Key(scope: .feature, session: "", name: feature)),
-            bump(Key(scope: .action, session: "", name: action)),
-            bump(Key(scope: .session, session: session, name: "")),
-            bump(Key(scope: .sessionFeature, session: session, name: feature)),
-            bump(Key(scope: .sessionAction, session: session, name: action)),
-        ])
+        if let run, run.action == outcome.action, run.session == outcome.session {
+            return OutcomeSequences([
+                all, bump(at: run.places.0), bump(at: run.places.1), bump(at: run.places.2),
+                bump(at: run.places.3), bump(at: run.places.4),
+            ])
+        }
+        let keys = Self.keys(for: outcome)
+        let sequences = OutcomeSequences([all, bump(keys.0), bump(keys.1), bump(keys.2), bump(keys.3), bump(keys.4)])
+        // Looked up once more only now that all five exist: adding one may have moved the others.
+        if let feature = counters.index(forKey: keys.0), let action = counters.index(forKey: keys.1),
+           let session = counters.index(forKey: keys.2), let sessionFeature = counters.index(forKey: keys.3),
+           let sessionAction = counters.index(forKey: keys.4) {
+            run = Run(action: outcome.action, session: outcome.session, places: (feature, action, session, sessionFeature, sessionAction))
+        }
+        return sequences
     }
 
     /// Drops the counters of sessions that ended; if one comes back its counters restart at 1
@@ -30,15 +48,31 @@ struct OutcomeSequencer {
     mutating func forget(sessions: Set<String>) {
         guard !sessions.isEmpty else { return }
         counters = counters.filter { $0.key.session.isEmpty || !sessions.contains($0.key.session) }
+        run = nil
+    }
+
+    /// The keys of an outcome's counters below `all`, in ``OutcomeSequences/Scope`` order.
+    private static func keys(for outcome: WireOutcome) -> (Key, Key, Key, Key, Key) {
+        let feature = outcome.feature, action = outcome.action[...], session = outcome.session
+        return (
+            Key(scope: .feature, session: "", name: feature),
+            Key(scope: .action, session: "", name: action),
+            Key(scope: .session, session: session, name: ""),
+            Key(scope: .sessionFeature, session: session, name: feature),
+            Key(scope: .sessionAction, session: session, name: action)
+        )
     }
 
     /// One hash of the key: found, its counter is raised in place.
     private mutating func bump(_ key: Key) -> UInt64 {
-        if let index = counters.index(forKey: key) {
-            counters.values[index] += 1
-            return counters.values[index]
-        }
+        if let index = counters.index(forKey: key) { return bump(at: index) }
         counters[key] = 1
+        run = nil
         return 1
+    }
+
+    private mutating func bump(at index: Counters.Index) -> UInt64 {
+        counters.values[index] += 1
+        return counters.values[index]
     }
 }
