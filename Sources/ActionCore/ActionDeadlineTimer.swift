@@ -38,11 +38,19 @@ public final class ActionDeadlineTimer: Sendable {
         var armedBucket: Int64?
         var count = 0
 
-        /// Keeps an emptied bucket's storage for the next new bucket, when it is small.
+        /// Keeps an emptied bucket's storage for the next new bucket, when it is not huge; with
+        /// the pool full, in place of a smaller one. The pool's arrays so keep the capacity of
+        /// the busiest milliseconds: a bucket that outgrew its array doubled it, and a large
+        /// step made glibc consolidate its free chunks.
         mutating func keepSpare(_ slots: consuming [(serial: UInt64, fire: (@Sendable () -> Void)?)]) {
-            guard spareSlots.count < 16, slots.capacity <= 4_096 else { return }
+            guard slots.capacity <= 4_096 else { return }
             slots.removeAll(keepingCapacity: true)
-            spareSlots.append(slots)
+            if spareSlots.count < 16 {
+                spareSlots.append(slots)
+            } else if let smallest = spareSlots.indices.min(by: { spareSlots[$0].capacity < spareSlots[$1].capacity }),
+                      spareSlots[smallest].capacity < slots.capacity {
+                spareSlots[smallest] = slots
+            }
         }
     }
 

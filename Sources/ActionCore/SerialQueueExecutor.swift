@@ -17,6 +17,11 @@ public final class SerialQueueExecutor: ActionExecutor {
     /// Set on the queue by work that suspended it (the `end`-taking `submit`), so that a
     /// coalesced run stops there. Read and written only on the queue.
     private nonisolated(unsafe) var suspendedByWork = false
+    /// The coalesced work being run, swapped with the waiting list's storage each turn: both
+    /// arrays keep their capacity from one run to the next. A fresh array each run grew by
+    /// doubling to a batch's hundred closures, and its large steps made glibc consolidate its
+    /// free chunks. Used only on the queue.
+    private nonisolated(unsafe) var running: [@Sendable () -> Void] = []
 
     private struct CoalescedWork {
         var waiting: [@Sendable () -> Void] = []
@@ -83,7 +88,11 @@ public final class SerialQueueExecutor: ActionExecutor {
     /// meanwhile runs in this block too, so nothing submitted later can overtake it.
     private func runCoalesced() {
         guard let coalesced else { return }
+        // The batch is taken out of `running` while it runs: work in it may submit more, and
+        // that must find the list it joins, not the batch.
         var batch: [@Sendable () -> Void] = []
+        swap(&batch, &running)
+        defer { swap(&batch, &running) }
         while true {
             let more = coalesced.withLock { state -> Bool in
                 swap(&batch, &state.waiting)
@@ -100,6 +109,7 @@ public final class SerialQueueExecutor: ActionExecutor {
                     suspendedByWork = false
                     batch.removeFirst(index)
                     coalesced.withLock { $0.waiting.insert(contentsOf: batch, at: 0) }
+                    batch.removeAll(keepingCapacity: true)
                     queue.async { [self] in runCoalesced() }
                     return
                 }
