@@ -29,6 +29,10 @@ struct ActionSessionCompletionTests {
         let outcome = await outcomes.waitForValues()?.first
         #expect(outcome?.error?.code == .timedOut)
         #expect(ContinuousClock.now - started >= .milliseconds(100))
+        // The message says how long it had, worked out when it timed out (from its dispatch,
+        // a moment after the deadline was set): the 100 ms, to the millisecond.
+        let stated = outcome?.error?.message.split(separator: "(").last?.split(separator: " ").first.flatMap { Int($0) }
+        #expect((stated ?? 0) >= 99, "\(outcome?.error?.message ?? "")")
         let events = await observer.events.waitForValues(count: 3)
         #expect(events == [.willBegin(id, "Fault.hang"), .timedOut(id), .didComplete(id, .failure(.timedOut))])
     }

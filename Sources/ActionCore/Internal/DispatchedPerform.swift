@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// One dispatched perform: the session, the action and its input, the dispatch event, where
 /// the caller wants the outcome and its handler.
 ///
@@ -18,8 +20,6 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     /// For a caller's completion requirement: whether the outcome came asynchronously.
     @usableFromInline let asyncReport: CompletedAsyncReport?
     @usableFromInline let completion: @Sendable (ActionOutcome<A.Output>) -> Void
-    /// The time from the request to its deadline, rounded up, for the `timedOut` message.
-    @usableFromInline let timeoutMilliseconds: Int
 
     @usableFromInline var requestID: ActionRequestID { run.id }
 
@@ -38,7 +38,6 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
         self.gate = gate
         self.asyncReport = asyncReport
         self.completion = completion
-        self.timeoutMilliseconds = run.deadline.map { Int(max(0, ($0 - .now).millisecondsRoundedUp)) } ?? 0
     }
 
     /// Runs the action on the thread it was submitted to, holding the session's line in a
@@ -82,11 +81,17 @@ final class DispatchedPerform<F: Feature, A: Action>: Sendable {
     }
 
     /// The deadline passed first.
+    ///
+    /// The time it had is worked out now, from when it was dispatched (the event's date), not
+    /// kept from the start: that was a clock read and a `Duration` subtraction on every perform,
+    /// for a message only a timeout shows (the timer never fires early, so it is the time it
+    /// was given, to the millisecond).
     @usableFromInline
     func timeOut() {
+        let milliseconds = Int(max(0, Date().timeIntervalSince(event.date)) * 1000)
         terminate(with: ActionError(
             code: .timedOut,
-            message: "\(event.actionName) did not complete before its deadline (\(timeoutMilliseconds) ms after it was requested)"
+            message: "\(event.actionName) did not complete before its deadline (\(milliseconds) ms after it was requested)"
         ))
     }
 

@@ -219,21 +219,24 @@ final class WorkerDriver: IOLoopDriver {
     private func read() {
         for _ in 0..<Self.batchSize {
             guard socket.receiveIfAvailable(into: &incoming) else { return }
-            lastHeard = .now
+            // One clock read a message, not one a request: its requests' deadlines count from
+            // when it arrived (a little before each starts: never later).
+            let now = ContinuousClock.now
+            lastHeard = now
             if incoming.count > 2, incoming.count - 1 <= limits.maxRecordsPerMessage,
                (try? WireHeader.command(in: incoming[0])) == .request {
                 // A batch: each request is read and started in turn. Decoding them all into one
                 // array first cost a large allocation per batch, and glibc's malloc pays for a
                 // large allocation by consolidating every small chunk freed since the last one.
-                startRecordsOneByOne()
+                startRecordsOneByOne(now: now)
                 continue
             }
             do {
                 switch try WorkerInstruction.decode(incoming.packedFrames, limits: limits) {
                 case .request(let request):
-                    start(request)
+                    start(request, now: now)
                 case .requestBatch(let requests):
-                    for request in requests { start(request) }
+                    for request in requests { start(request, now: now) }
                 case .packedRequest, .packedRequests:
                     // Only made to be sent: a REQUEST decodes as `request` or `requestBatch`.
                     break
@@ -262,7 +265,7 @@ final class WorkerDriver: IOLoopDriver {
                 }
             } catch {
                 if incoming.count >= 2, (try? WireHeader.command(in: incoming[0])) == .request {
-                    startRecordsOneByOne()
+                    startRecordsOneByOne(now: now)
                     continue
                 }
                 statistics.malformedMessages += 1
@@ -273,10 +276,10 @@ final class WorkerDriver: IOLoopDriver {
 
     /// Starts each record of a REQUEST on its own: one it cannot take (an input over its own
     /// message limit, say) fails, when it names its request, and the others start.
-    private func startRecordsOneByOne() {
+    private func startRecordsOneByOne(now: ContinuousClock.Instant) {
         for index in 1..<incoming.count {
             do {
-                start(try WireRequest.unpack(incoming[index], command: .request, limits: limits))
+                start(try WireRequest.unpack(incoming[index], command: .request, limits: limits), now: now)
             } catch {
                 statistics.malformedMessages += 1
                 logger.warning("malformed request from coordinator", metadata: ["wire.error": "\(error)"])
@@ -310,7 +313,7 @@ final class WorkerDriver: IOLoopDriver {
 
     // MARK: Running actions
 
-    private func start(_ request: WireRequest) {
+    private func start(_ request: WireRequest, now: ContinuousClock.Instant) {
         statistics.received += 1
         guard running[request.requestID] == nil else {
             // Sent again by a restarted coordinator while the first copy still runs here: the
@@ -321,7 +324,6 @@ final class WorkerDriver: IOLoopDriver {
         }
         logger.debug("request started", metadata: ["action.request": "\(request.requestID)", "action.name": "\(request.action)"])
         let sessionName = request.session.isEmpty ? "default" : request.session
-        let now = ContinuousClock.now
         let hosted: HostedSession
         if let existing = sessions[sessionName] {
             hosted = existing
@@ -341,11 +343,11 @@ final class WorkerDriver: IOLoopDriver {
             let feature = request.action.prefix { $0 != "." }
             finish(request, .failure(ActionError(
                 code: .featureUnavailable, message: "\(request.action) is not available: its feature \(feature) is switched off across the fleet"
-            )))
+            )), now: now)
             return
         }
         guard request.contentType == WireRequest.json else {
-            finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")))
+            finish(request, .failure(ActionError(code: .invalidInput, message: "content type \(request.contentType) is not supported; send \(WireRequest.json)")), now: now)
             return
         }
         if reportsBegan {
@@ -371,15 +373,17 @@ final class WorkerDriver: IOLoopDriver {
     /// Finishes every outcome waiting in the inbox.
     private func finishFromInbox() {
         inbox.take(into: &takenFromInbox)
-        for finished in takenFromInbox { finish(finished.request, finished.outcome) }
+        // One clock read for the lot: it only marks when each session was last used.
+        let now = ContinuousClock.now
+        for finished in takenFromInbox { finish(finished.request, finished.outcome, now: now) }
         takenFromInbox.removeAll(keepingCapacity: true)
     }
 
-    private func finish(_ request: WireRequest, _ outcome: JSONBytesOutcome) {
+    private func finish(_ request: WireRequest, _ outcome: JSONBytesOutcome, now: ContinuousClock.Instant) {
         let hosted = running.removeValue(forKey: request.requestID)?.hosted
         if let hosted {
             hosted.running -= 1
-            hosted.lastUsed = .now
+            hosted.lastUsed = now
         }
         let result: WireOutcome.Result
         switch outcome {
