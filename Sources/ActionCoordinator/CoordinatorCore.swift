@@ -992,8 +992,8 @@ public final class CoordinatorCore {
         queuedCount += 1
         if let queue = lanes[lane] {
             if atHead { queue.requests.prepend(pending) } else { queue.requests.append(pending) }
-            // Past `largeCount` its storage is not worth keeping as a spare.
-            if queue.requests.count == LaneQueue.largeCount { queue.isLarge = true }
+            // Past a small size its storage is not worth keeping as a spare.
+            if queue.requests.count == 64 { queue.isLarge = true }
         } else if let spare = spareLaneQueues.popLast() {
             spare.requests.append(pending)
             lanes[lane] = spare

@@ -30,13 +30,28 @@ public final class ActionDeadlineTimer: Sendable {
     private struct State {
         var buckets: [Int64: Bucket] = [:]
         /// Storage of emptied buckets, for the next new ones.
-        var spareSlots = SpareArrays<(serial: UInt64, fire: (@Sendable () -> Void)?)>()
+        var spareSlots: [[(serial: UInt64, fire: (@Sendable () -> Void)?)]] = []
         /// Bucket times (milliseconds since `origin`), earliest first, one entry per bucket; a
         /// bucket emptied by cancellations stays (empty) until its time comes.
         var times = Heap<Int64>()
         var nextSerial: UInt64 = 0
         var armedBucket: Int64?
         var count = 0
+
+        /// Keeps an emptied bucket's storage for the next new bucket, when it is not huge; with
+        /// the pool full, in place of a smaller one. The pool's arrays so keep the capacity of
+        /// the busiest milliseconds: a bucket that outgrew its array doubled it, and a large
+        /// step made glibc consolidate its free chunks.
+        mutating func keepSpare(_ slots: consuming [(serial: UInt64, fire: (@Sendable () -> Void)?)]) {
+            guard slots.capacity <= 4_096 else { return }
+            slots.removeAll(keepingCapacity: true)
+            if spareSlots.count < 16 {
+                spareSlots.append(slots)
+            } else if let smallest = spareSlots.indices.min(by: { spareSlots[$0].capacity < spareSlots[$1].capacity }),
+                      spareSlots[smallest].capacity < slots.capacity {
+                spareSlots[smallest] = slots
+            }
+        }
     }
 
     /// The timer sessions use by default.
@@ -79,7 +94,7 @@ public final class ActionDeadlineTimer: Sendable {
                 state.buckets.values[index].slots.append((serial, fire))
                 state.buckets.values[index].live += 1
             } else {
-                var slots = state.spareSlots.take()
+                var slots = state.spareSlots.popLast() ?? []
                 slots.append((serial, fire))
                 state.buckets[bucket] = Bucket(slots: slots, live: 1)
                 state.times.insert(bucket)
@@ -107,7 +122,9 @@ public final class ActionDeadlineTimer: Sendable {
             state.count -= 1
             // Kept, without storage, until its time: its heap entry is then the only one for it.
             if state.buckets.values[index].live == 0 {
-                state.spareSlots.keep(emptying: &state.buckets.values[index].slots)
+                let emptied = state.buckets.values[index].slots
+                state.buckets.values[index].slots = []
+                state.keepSpare(consume emptied)
             }
         }
     }
@@ -126,7 +143,9 @@ public final class ActionDeadlineTimer: Sendable {
                 if var fired = state.buckets.removeValue(forKey: earliest) {
                     due.append(contentsOf: fired.slots.lazy.compactMap(\.fire))
                     state.count -= fired.live
-                    state.spareSlots.keep(emptying: &fired.slots)
+                    let emptied = fired.slots
+                    fired.slots = []
+                    state.keepSpare(consume emptied)
                 }
             }
             state.armedBucket = state.times.min

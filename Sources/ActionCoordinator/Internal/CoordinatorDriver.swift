@@ -1,4 +1,3 @@
-import ActionCore
 import ActionJournal
 import ActionTransport
 import ActionWire
@@ -79,9 +78,6 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private var eventRunTopics: [[UInt8]] = [[], []]
     /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
     private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: GatheredRecords<WireOutcome>)] = [:]
-    /// The storage of batches sent, for the next ones to gather into.
-    private var spareOutcomeArrays = SpareArrays<WireOutcome>()
-    private var spareRequestArrays = SpareArrays<PackedRequest>()
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
@@ -199,26 +195,24 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private func flush() {
         guard !stoppedByFailure else { return }
         sendRequestBatches()
-        var output = HeldOutput()
-        swap(&output, &held)
+        let output = held
+        held = HeldOutput()
         acceptanceIndex.removeAll(keepingCapacity: true)
         sendEventRuns()
         // Nothing decided (a tick, a batch of heartbeats): nothing to commit or keep in order.
-        if !records.isEmpty || !output.isEmpty {
-            if let journalWriter, !records.isEmpty || journalWriter.inFlight > 0 {
-                let loop = self.loop
-                journalWriter.commit(records, releasing: output) {
-                    loop.execute { driver, _ in driver.releaseCommitted() }
-                }
-                records.removeAll(keepingCapacity: true)
-                drainBacklogs()
-                return
+        if records.isEmpty && output.isEmpty {
+            drainBacklogs()
+            return
+        }
+        if let journalWriter, !records.isEmpty || journalWriter.inFlight > 0 {
+            let loop = self.loop
+            journalWriter.commit(records, releasing: output) {
+                loop.execute { driver, _ in driver.releaseCommitted() }
             }
+            records.removeAll(keepingCapacity: true)
+        } else {
             release(output)
         }
-        // Sent: its storage holds the next batch's.
-        output.removeAll()
-        if held.isEmpty { held = output }
         drainBacklogs()
     }
 
@@ -299,18 +293,15 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     /// A new, empty gathering of outcomes for `client`, under `key`.
     private func gathering(for key: RoutingKey, _ client: ClientAddress) -> GatheredRecords<WireOutcome> {
-        let gathered = GatheredRecords<WireOutcome>(storage: spareOutcomeArrays.take())
+        let gathered = GatheredRecords<WireOutcome>()
         outcomeBatches[key] = (client, gathered)
         return gathered
     }
 
     private func deliverOutcomes(for key: RoutingKey) {
         guard let (client, gathered) = outcomeBatches.removeValue(forKey: key) else { return }
-        var outcomes = gathered.take()
-        // Its storage serves the next batch, unless the reply waits in the client's backlog.
-        if deliver(outcomes.count == 1 ? .outcome(outcomes[0]) : .outcomeBatch(outcomes), to: client) {
-            spareOutcomeArrays.keep(emptying: &outcomes)
-        }
+        let outcomes = gathered.take()
+        deliver(outcomes.count == 1 ? .outcome(outcomes[0]) : .outcomeBatch(outcomes), to: client)
     }
 
     /// Fail-stop: what this batch decided is not on disk, so none of it may be acknowledged,
@@ -646,21 +637,16 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     /// Sends a reply, behind any the client's backlog holds; a full queue starts a backlog.
-    ///
-    /// - Returns: whether the reply is done with (sent or dropped), not kept in the backlog.
-    @discardableResult
-    private func deliver(_ reply: ClientReply, to client: ClientAddress) -> Bool {
+    private func deliver(_ reply: ClientReply, to client: ClientAddress) {
         if backlogs[RoutingKey(client.routingID)] != nil {
             queue(reply, for: client)
-            return false
+            return
         }
         switch transmit(reply, to: client) {
-        case .sent, .dropped:
-            return true
+        case .sent, .dropped: break
         case .full:
             core?.recordDeferredReply()
             queue(reply, for: client)
-            return false
         }
     }
 
@@ -743,7 +729,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         if let gathered = requestBatches[worker] {
             gathered.append(request, bytes: request.record.count)
         } else {
-            let gathered = GatheredRecords<PackedRequest>(storage: spareRequestArrays.take())
+            let gathered = GatheredRecords<PackedRequest>()
             gathered.append(request, bytes: request.record.count)
             requestBatches[worker] = gathered
         }
@@ -771,9 +757,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func sendRequestBatch(to worker: WorkerID) {
-        guard var requests = requestBatches.removeValue(forKey: worker)?.take(), !requests.isEmpty else { return }
-        // Sent or handed back as ids, the batch's storage serves the next one.
-        defer { spareRequestArrays.keep(emptying: &requests) }
+        guard let requests = requestBatches.removeValue(forKey: worker)?.records, !requests.isEmpty else { return }
         // Once a send to it failed in this batch, nothing more goes to it before the core has
         // taken the failed requests back: a later request of a session must not overtake them.
         guard !unreachableThisBatch.contains(worker) else {

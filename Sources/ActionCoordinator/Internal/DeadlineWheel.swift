@@ -21,10 +21,6 @@ struct DeadlineWheel {
     let granularity: Duration
     private let origin: ContinuousClock.Instant
     private var buckets: [Int64: Bucket] = [:]
-    /// Storage of emptied buckets, for new ones: a bucket filled from an empty array doubled it
-    /// to a granularity's few hundred requests, and its large steps made glibc consolidate its
-    /// free chunks.
-    private var spareStorage = SpareArrays<PendingRequest>()
     /// One entry per bucket; a bucket emptied by removals stays (empty) until it is due.
     private var bucketTimes = Heap<Int64>()
 
@@ -56,7 +52,6 @@ struct DeadlineWheel {
             bucket = existing
         } else {
             bucket = Bucket(time: time)
-            bucket.requests = spareStorage.take()
             buckets[time] = bucket
             bucketTimes.insert(time)
         }
@@ -75,9 +70,8 @@ struct DeadlineWheel {
             last.wheelIndex = Int32(index)
         }
         request.wheelBucket = nil
-        // An emptied bucket gives its storage to the next new one; the bucket itself goes when
-        // it is due.
-        if bucket.requests.isEmpty { spareStorage.keep(emptying: &bucket.requests) }
+        // An emptied bucket gives its storage back; the bucket itself goes when it is due.
+        if bucket.requests.isEmpty { bucket.requests = [] }
     }
 
     /// Takes out every request whose deadline has passed.

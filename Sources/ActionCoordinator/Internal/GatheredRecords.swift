@@ -10,15 +10,6 @@ final class GatheredRecords<Record> {
     /// Their variable payload, for ``WireBatching``'s byte bound.
     private(set) var bytes = 0
 
-    init() {}
-
-    /// A gathering into `storage` (empty), an array an earlier one used: grown by doubling from
-    /// empty, a batch of a hundred reallocated its array seven times, and each large step made
-    /// glibc consolidate its free chunks.
-    init(storage: [Record]) {
-        records = storage
-    }
-
     func append(_ record: Record, bytes size: Int) {
         records.append(record)
         bytes += size
@@ -29,8 +20,8 @@ final class GatheredRecords<Record> {
         WireBatching.isFull(count: records.count, bytes: bytes, adding: size)
     }
 
-    /// The records, leaving none. The array is handed over, not copied (the caller may give its
-    /// storage to a later gathering).
+    /// The records, leaving none. The array is handed over, not copied: the next batch starts a
+    /// new one (one allocation a message).
     func take() -> [Record] {
         let taken = records
         records = []

@@ -8,12 +8,4 @@ struct HeldOutput: Sendable {
     var replies: [(reply: ClientReply, client: ClientAddress)] = []
 
     var isEmpty: Bool { events.isEmpty && acceptances.isEmpty && replies.isEmpty }
-
-    /// Empties it, keeping the arrays' storage for the next batch: filled from empty, the
-    /// replies' array (of large elements) grew by doubling every batch.
-    mutating func removeAll() {
-        events.removeAll(keepingCapacity: true)
-        acceptances.removeAll(keepingCapacity: true)
-        replies.removeAll(keepingCapacity: true)
-    }
 }

@@ -8,13 +8,8 @@ import DequeModule
 /// (``PendingRequest/isFinished``).
 final class LaneQueue {
     var requests: Deque<PendingRequest>
-    /// It held ``largeCount`` requests at once at some point: not kept as a spare once emptied.
+    /// It held 64 requests at once at some point: not kept as a spare once emptied.
     var isLarge = false
-
-    /// Past this many requests a lane's storage is not kept as a spare (8 bytes a request): a
-    /// lane that fills and empties with every batch of a busy action keeps its storage, a
-    /// burst's does not stay behind.
-    static let largeCount = 1024
 
     init(_ first: PendingRequest) { requests = [first] }
 }

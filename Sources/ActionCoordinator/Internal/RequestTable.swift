@@ -16,9 +16,8 @@ struct RequestTable {
 
     /// The slots a new table has.
     private static let minimumCapacity = 8
-    /// The slots a table keeps however empty it gets (12 bytes each): enough for a few thousand
-    /// requests in flight, which come and go with every batch.
-    private static let keptCapacity = 4096
+    /// The slots a table keeps however empty it gets (12 bytes each).
+    private static let keptCapacity = 1024
 
     init() {
         tags = Array(repeating: 0, count: Self.minimumCapacity)
@@ -133,12 +132,10 @@ struct RequestTable {
         tags[hole] = 0
         entries[hole] = nil
         count -= 1
-        // A table a burst grew gives its slots back once it is nearly empty; one no larger than
-        // `keptCapacity` keeps them, so a set that fills and empties with every batch does not
-        // regrow each time. Shrunk to a quarter at a sixteenth full, it is then a quarter full:
-        // three times as many requests again before it grows (at a sixth full it was half full,
-        // and a table of a thousand in flight shrank and regrew many times a second).
-        if tags.count > Self.keptCapacity, count * 16 < tags.count { resize(to: tags.count / 4) }
+        // A table a burst grew gives its slots back once it is mostly empty; one no larger than
+        // `keptCapacity` keeps them, so a worker's in-flight set that fills and empties with
+        // every batch does not regrow each time.
+        if tags.count > Self.keptCapacity, count * 8 < tags.count { resize(to: tags.count / 4) }
         return removed
     }
 
