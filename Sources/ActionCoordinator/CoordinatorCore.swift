@@ -59,9 +59,6 @@ public final class CoordinatorCore {
     /// idle for `stackIdleTimeout` are closed and forgotten, so neither grows forever.
     private var sessionActivity: [String: ContinuousClock.Instant] = [:]
     private var sequencer = OutcomeSequencer()
-    /// The stream topics of the last outcome published, with its action and session: a run of
-    /// one action in one session publishes under the same two topics without building them again.
-    private var recentTopics: (action: String, session: String, topics: (byAction: [UInt8], bySession: [UInt8]))?
     private var nextOrder: UInt64 = 0
     private var freeCredits = 0
     /// This coordinator's instance id: PONG carries it so clients notice a restart.
@@ -1254,16 +1251,9 @@ public final class CoordinatorCore {
         guard outbox.hasSubscribers else { return }
         // Numbered only while someone listens: a subscriber checks gaps from the first number it
         // gets, so numbers nobody saw need not exist.
-        let sequences = sequencer.next(for: outcome)
-        let topics: (byAction: [UInt8], bySession: [UInt8])
-        if let recent = recentTopics, recent.action == outcome.action, recent.session == outcome.session {
-            topics = recent.topics
-        } else {
-            topics = OutcomeTopic.topics(for: outcome)
-            recentTopics = (outcome.action, outcome.session, topics)
-        }
-        outbox.publish(.event(topic: topics.byAction, sequences: sequences, outcome: outcome))
-        outbox.publish(.event(topic: topics.bySession, sequences: sequences, outcome: outcome))
+        let publication = sequencer.next(for: outcome)
+        outbox.publish(.event(topic: publication.topics.byAction, sequences: publication.sequences, outcome: outcome))
+        outbox.publish(.event(topic: publication.topics.bySession, sequences: publication.sequences, outcome: outcome))
     }
 
     private func recordStack(_ outcome: WireOutcome, now: ContinuousClock.Instant) {

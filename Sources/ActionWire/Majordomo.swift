@@ -122,7 +122,7 @@ public struct MajordomoRequest: Hashable, Sendable {
             guard signature + 2 < frames.count else { return nil }
             let command = frames.frame(at: signature + 1)
             let dialect: MajordomoDialect = !delimited ? .rfc18 : (command.elementsEqual([0x02]) ? .delimited : .rfc18Delimited)
-            encodeFinalReply(dialect: dialect, service: Array(frames.frame(at: signature + 2)), body: body, into: &reply)
+            encodeFinalReply(dialect: dialect, service: frames.frame(at: signature + 2), body: body, into: &reply)
         } else {
             // MDP/0.1, or a version not spoken here: answered in RFC 7's framing, its own signature
             // echoed.

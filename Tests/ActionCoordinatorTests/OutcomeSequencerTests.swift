@@ -2,9 +2,10 @@
 @testable import ActionWire
 import Testing
 
-/// The stream's sequence numbers, checked against counting every scope from scratch: runs of
-/// one action and session (which reuse their counters' places), changes of action and session,
-/// new counters made in the middle, and sessions forgotten.
+/// The stream's sequence numbers, checked against counting every scope from scratch, and its
+/// topics against building them afresh: runs of one action and session (which reuse their
+/// counters' places and topics), changes of action and session, new counters made in the
+/// middle, and sessions forgotten.
 @Suite("Outcome sequencer")
 struct OutcomeSequencerTests {
     /// What each scope's counter should say: every earlier outcome that shares its names.
@@ -40,7 +41,12 @@ struct OutcomeSequencerTests {
             ("Math.add", "s1"), ("Math.add", "s1"), ("Echo.say", "s2"), ("Echo.say", ""), ("Echo.say", ""),
         ]
         for (action, session) in steps {
-            #expect(sequencer.next(for: Self.outcome(action, session)).values == model.next(action: action, session: session), "\(action) in '\(session)'")
+            let outcome = Self.outcome(action, session)
+            let publication = sequencer.next(for: outcome)
+            #expect(publication.sequences.values == model.next(action: action, session: session), "\(action) in '\(session)'")
+            // The topics kept for a run are this outcome's, not the run's before it.
+            let topics = OutcomeTopic.topics(for: outcome)
+            #expect(publication.topics.byAction == topics.byAction && publication.topics.bySession == topics.bySession, "\(action) in '\(session)'")
         }
     }
 
@@ -49,9 +55,9 @@ struct OutcomeSequencerTests {
         _ = sequencer.next(for: Self.outcome("Echo.say", "s1"))
         _ = sequencer.next(for: Self.outcome("Echo.say", "s1"))
         sequencer.forget(sessions: ["s1"])
-        let again = sequencer.next(for: Self.outcome("Echo.say", "s1"))
+        let again = sequencer.next(for: Self.outcome("Echo.say", "s1")).sequences
         // Stream-wide and per-action counters go on; the session's counters restart.
         #expect(again.values == [3, 3, 3, 1, 1, 1])
-        #expect(sequencer.next(for: Self.outcome("Echo.say", "s1")).values == [4, 4, 4, 2, 2, 2])
+        #expect(sequencer.next(for: Self.outcome("Echo.say", "s1")).sequences.values == [4, 4, 4, 2, 2, 2])
     }
 }
