@@ -19,18 +19,25 @@ public final class ActionDeadlineTimer: Sendable {
         fileprivate let index: Int
     }
 
+    /// One deadline's place in its bucket. A struct, not a tuple: an array of tuples holding a
+    /// closure stores it behind a reabstraction thunk, one allocation per deadline.
+    private struct Slot {
+        let serial: UInt64
+        var fire: (@Sendable () -> Void)?
+    }
+
     /// The deadlines of one millisecond, in the order they were scheduled.
     private struct Bucket {
         /// A cancelled deadline leaves its slot empty; the serial tells a slot's current
         /// deadline from one cancelled before the bucket emptied and filled again.
-        var slots: [(serial: UInt64, fire: (@Sendable () -> Void)?)]
+        var slots: [Slot]
         var live = 0
     }
 
     private struct State {
         var buckets: [Int64: Bucket] = [:]
         /// Storage of emptied buckets, for the next new ones.
-        var spareSlots: [[(serial: UInt64, fire: (@Sendable () -> Void)?)]] = []
+        var spareSlots: [[Slot]] = []
         /// Bucket times (milliseconds since `origin`), earliest first, one entry per bucket; a
         /// bucket emptied by cancellations stays (empty) until its time comes.
         var times = Heap<Int64>()
@@ -42,7 +49,7 @@ public final class ActionDeadlineTimer: Sendable {
         /// the pool full, in place of a smaller one. The pool's arrays so keep the capacity of
         /// the busiest milliseconds: a bucket that outgrew its array doubled it, and a large
         /// step made glibc consolidate its free chunks.
-        mutating func keepSpare(_ slots: consuming [(serial: UInt64, fire: (@Sendable () -> Void)?)]) {
+        mutating func keepSpare(_ slots: consuming [Slot]) {
             guard slots.capacity <= 4_096 else { return }
             slots.removeAll(keepingCapacity: true)
             if spareSlots.count < 16 {
@@ -91,11 +98,11 @@ public final class ActionDeadlineTimer: Sendable {
             // dictionary's `modify` accessor heap-allocated its coroutine frames.
             if let index = state.buckets.index(forKey: bucket) {
                 token = Token(bucket: bucket, serial: serial, index: state.buckets.values[index].slots.count)
-                state.buckets.values[index].slots.append((serial, fire))
+                state.buckets.values[index].slots.append(Slot(serial: serial, fire: fire))
                 state.buckets.values[index].live += 1
             } else {
                 var slots = state.spareSlots.popLast() ?? []
-                slots.append((serial, fire))
+                slots.append(Slot(serial: serial, fire: fire))
                 state.buckets[bucket] = Bucket(slots: slots, live: 1)
                 state.times.insert(bucket)
                 token = Token(bucket: bucket, serial: serial, index: 0)
@@ -136,12 +143,12 @@ public final class ActionDeadlineTimer: Sendable {
 
     private func fireDue() {
         let now = (ContinuousClock.now - origin).millisecondsRoundedDown
-        var due: [@Sendable () -> Void] = []
+        var due: [Slot] = []
         state.withLock { state in
             while let earliest = state.times.min, earliest <= now {
                 state.times.removeMin()
                 if var fired = state.buckets.removeValue(forKey: earliest) {
-                    due.append(contentsOf: fired.slots.lazy.compactMap(\.fire))
+                    due.append(contentsOf: fired.slots.lazy.filter { $0.fire != nil })
                     state.count -= fired.live
                     let emptied = fired.slots
                     fired.slots = []
@@ -153,6 +160,8 @@ public final class ActionDeadlineTimer: Sendable {
         }
         // Outside the lock (a handler may schedule or cancel), and each on its own: a slow
         // handler (a user's onCancel) must not hold up every other deadline.
-        for handler in due { DispatchQueue.global().async(execute: handler) }
+        for slot in due {
+            if let fire = slot.fire { DispatchQueue.global().async(execute: fire) }
+        }
     }
 }

@@ -42,7 +42,7 @@ extension ActionSession {
     ) {
         // Early failures run on the caller's queue, or inline; the action's outcome on the
         // caller's queue, or on the action's executor.
-        performJSON(
+        _ = performJSON(
             named: fullName, jsonInput: jsonInput, deadline: deadline,
             earlyTarget: completionQueue.map { .queue($0) } ?? .immediate,
             target: completionQueue.map { .queue($0) }, cancellation: cancellation
@@ -59,13 +59,17 @@ extension ActionSession {
     /// For callers that only hand the outcome on, such as a worker's I/O loop: no hop to any
     /// queue is spent on it, and the output comes as the bytes the encoder wrote (no `Data`
     /// made of them). Keep `completion` short and never block in it.
+    ///
+    /// - Returns: What cancels this perform, as `cancellation` would (without it, a handle that
+    ///   costs the perform nothing until used).
+    @discardableResult
     public func performForwarding(
         named fullName: String,
         jsonInput: [UInt8],
         deadline: ContinuousClock.Instant? = nil,
         cancellation: ActionCancellation? = nil,
         forward completion: @escaping @Sendable (JSONBytesOutcome) -> Void
-    ) {
+    ) -> ActionCancelHandle {
         performJSON(
             named: fullName, jsonInput: jsonInput, deadline: deadline, earlyTarget: .immediate, target: .forwarded,
             cancellation: cancellation, completion: completion
@@ -81,14 +85,14 @@ extension ActionSession {
         target: CompletionTarget?,
         cancellation: ActionCancellation?,
         completion: @escaping @Sendable (JSONBytesOutcome) -> Void
-    ) {
+    ) -> ActionCancelHandle {
         guard let action = catalog.action(named: fullName) else {
             logger.notice("Unknown action requested", metadata: ["action.name": "\(fullName)"])
             let error = ActionError(code: .unknownAction, message: "No action named '\(fullName)' in the catalog")
             earlyTarget.deliver(.failure(error), to: completion)
-            return
+            return .none
         }
-        action.performJSON(self, jsonInput, deadline, target, earlyTarget, cancellation, completion)
+        return action.performJSON(self, jsonInput, deadline, target, earlyTarget, cancellation, completion)
     }
 
     /// Performs the action named `fullName` with JSON input and returns its outcome, output JSON-encoded.
@@ -118,7 +122,7 @@ extension ActionSession {
         earlyTarget: CompletionTarget,
         cancellation: ActionCancellation?,
         completion: @escaping @Sendable (JSONBytesOutcome) -> Void
-    ) {
+    ) -> ActionCancelHandle {
         let input: A.Input
         do {
             let json = jsonInput.isEmpty ? JSONCoders.emptyObject : jsonInput
@@ -127,12 +131,22 @@ extension ActionSession {
         } catch {
             let failure = ActionError(code: .invalidInput, message: "Invalid input for \(binding.fullName): \(error)")
             earlyTarget.deliver(.failure(failure), to: completion)
-            return
+            return .none
         }
         let target = target ?? .executor(executor(for: A.executor))
-        _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation) { outcome in
+        let forward: @Sendable (ActionOutcome<A.Output>) -> Void = { outcome in
             completion(outcome.encodedAsJSON(actionName: binding.fullName))
         }
+        // A single attempt without a caller's cancellation is cancelled through the perform
+        // itself: no cancellation object per perform. Retries share one, made here.
+        if cancellation == nil, A.retryPolicy.maxAttempts <= 1 {
+            let dispatched = dispatchPerform(binding, input: input, deadline: deadline ?? configuration.defaultTimeout.map { .now + $0 },
+                                             target: target, cancellation: nil, asyncReport: nil, completion: forward)
+            return ActionCancelHandle { [dispatched] in dispatched.cancel() }
+        }
+        let cancellation = cancellation ?? ActionCancellation()
+        _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation, completion: forward)
+        return ActionCancelHandle { [cancellation] in cancellation.cancel() }
     }
 }
 

@@ -123,8 +123,7 @@ extension ActionSession {
         }
     }
 
-    /// The single path every attempt takes: observers, timeout, cancellation, executor hop,
-    /// exactly-once delivery.
+    /// One attempt; see ``dispatchPerform(_:input:deadline:target:cancellation:asyncReport:completion:)``.
     @inlinable
     func dispatchOnce<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
@@ -135,6 +134,22 @@ extension ActionSession {
         asyncReport: CompletedAsyncReport?,
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
+        dispatchPerform(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                        asyncReport: asyncReport, completion: completion).requestID
+    }
+
+    /// The single path every attempt takes: observers, timeout, cancellation, executor hop,
+    /// exactly-once delivery. Returns the perform, which can also be cancelled directly.
+    @inlinable
+    func dispatchPerform<F: Feature, A: Action>(
+        _ binding: ActionBinding<F, A>,
+        input: A.Input,
+        deadline: ContinuousClock.Instant?,
+        target: CompletionTarget,
+        cancellation: ActionCancellation?,
+        asyncReport: CompletedAsyncReport?,
+        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
+    ) -> DispatchedPerform<F, A> {
         let executor = executor(for: A.executor)
         let run = ActionRun(id: .next(), deadline: deadline, timer: configuration.deadlineTimer)
         let event = ActionDispatchEvent(
@@ -166,7 +181,7 @@ extension ActionSession {
         } else {
             executor.submit { [dispatched] in dispatched.start() }
         }
-        return run.id
+        return dispatched
     }
 
     /// The session's logger with the action's name and request id: made only when something is

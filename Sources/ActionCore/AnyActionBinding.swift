@@ -18,7 +18,7 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
     typealias JSONPerformer = @Sendable (
         ActionSession, [UInt8], ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
         @escaping @Sendable (JSONBytesOutcome) -> Void
-    ) -> Void
+    ) -> ActionCancelHandle
     @usableFromInline let performJSON: JSONPerformer
     /// The shapes of its input and output, worked out when asked (``ActionSchema/of(_:)``).
     let schemas: @Sendable () -> (input: ActionSchema, output: ActionSchema)

@@ -62,4 +62,64 @@ struct ActionCancellationTests {
         #expect(outcomes.count == 1)
         #expect(outcomes.first?.error == nil)
     }
+
+    // A forwarded perform (a worker's path) is cancelled through the handle it returns: the
+    // perform itself for a single attempt, a cancellation of its own for an action with retries.
+
+    @Test func theForwardedPerformsHandleCancelsARunningActionOnce() async throws {
+        let outcomes = Recorder<JSONBytesOutcome>()
+        let handle = session.performForwarding(named: "Clock.sleep", jsonInput: Array(#"{"ms":60000}"#.utf8)) {
+            outcomes.record($0)
+        }
+        handle.cancel()
+        handle.cancel()
+        let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
+        #expect(delivered.first?.error?.code == .cancelled)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(outcomes.count == 1)
+    }
+
+    @Test func theForwardedPerformsHandleCancelsARetryingActionDuringItsBackoff() async throws {
+        let retrying = ActionSession(name: "handle-retries-\(UUID().uuidString)", catalog: ActionCatalog(features: [BackoffFeature.self]))
+        let outcomes = Recorder<JSONBytesOutcome>()
+        let handle = retrying.performForwarding(
+            named: BackoffFeature.failing.fullName, jsonInput: [], deadline: .now + .seconds(600)
+        ) { outcomes.record($0) }
+        // The first attempt failed and the next waits 300 s: only the handle can end it now.
+        try #require(await waitUntil { BackoffFailingAction.attempts.withLock { $0 } >= 1 })
+        handle.cancel()
+        let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
+        #expect(delivered.first?.error?.code == .cancelled)
+        #expect(BackoffFailingAction.attempts.withLock { $0 } == 1)
+    }
+
+    @Test func theHandleOfAPerformThatNeverStartedCancelsNothing() async throws {
+        let outcomes = Recorder<JSONBytesOutcome>()
+        let handle = session.performForwarding(named: "Echo.nothingLikeThis", jsonInput: []) { outcomes.record($0) }
+        // Delivered before the call returned, on this thread.
+        #expect(outcomes.first?.error?.code == .unknownAction)
+        handle.cancel()
+        #expect(outcomes.count == 1)
+    }
+}
+
+/// An action whose every attempt fails retryably, with a backoff no test waits out.
+enum BackoffFailingAction: Action {
+    static let description = "Always fails retryably, then waits 300 s"
+    static let retryPolicy = ActionRetryPolicy(maxAttempts: 3, initialBackoff: .seconds(300), jitter: 0)
+    static let attempts = LockedCounter()
+
+    static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
+        attempts.withLock { $0 += 1 }
+        return completion.completedSync(.failure(ActionError(code: .actionFailed, message: "try later", retryable: true)))
+    }
+}
+
+enum BackoffFeature: Feature {
+    static let description = "An action that retries after a long backoff"
+    static let failing = action(BackoffFailingAction.self)
+
+    static func prepare(actions: inout FeatureActions) {
+        actions.declare(failing)
+    }
 }

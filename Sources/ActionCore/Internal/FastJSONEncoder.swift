@@ -63,9 +63,18 @@ enum FastJSONEncoder {
                 }
                 bytes.append(UInt8(ascii: "]"))
             case .object(let object):
+                if object.more.isEmpty {
+                    bytes.append(UInt8(ascii: "{"))
+                    if let only = object.first {
+                        Self.writeString(only.key, into: &bytes)
+                        bytes.append(UInt8(ascii: ":"))
+                        guard only.value.write(into: &bytes, depth: depth + 1) else { return false }
+                    }
+                    bytes.append(UInt8(ascii: "}"))
+                    return true
+                }
                 // `.sortedKeys` on Linux: by the keys' UTF-8 bytes.
-                let members = object.members.count < 2
-                    ? object.members : object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                let members = object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
                 // Keys equal as Strings (canonically equivalent) are one key in Foundation's table.
                 if members.count > 1, Set(members.map(\.key)).count != members.count { return false }
                 bytes.append(UInt8(ascii: "{"))
@@ -127,8 +136,17 @@ enum FastJSONEncoder {
         let value: Node
     }
 
+    /// An object's members; the first has a place of its own, so that an object of one member
+    /// (most actions' output) makes no array.
     final class ObjectNode {
-        var members: [Member] = []
+        private(set) var first: Member?
+        private(set) var more: [Member] = []
+
+        var members: [Member] { first.map { [$0] + more } ?? [] }
+
+        func add(_ member: Member) {
+            if first == nil { first = member } else { more.append(member) }
+        }
     }
 
     final class ArrayNode {
@@ -243,7 +261,7 @@ enum FastJSONEncoder {
             return FastJSON.GaveUp()
         }
 
-        private func add(_ value: Node, _ key: Key) { object.members.append(Member(key: key.stringValue, value: value)) }
+        private func add(_ value: Node, _ key: Key) { object.add(Member(key: key.stringValue, value: value)) }
 
         mutating func encodeNil(forKey key: Key) throws { add(.null, key) }
         mutating func encode(_ value: Bool, forKey key: Key) throws { add(.bool(value), key) }

@@ -5,5 +5,6 @@ struct RunningRequest {
     /// Its session, held here so that finishing the request needs no second lookup by name
     /// (a hosted session is never let go while it runs a request).
     let hosted: HostedSession
-    let cancellation: ActionCancellation
+    /// Set once the perform is dispatched (until then, `.none`): what a client's CANCEL uses.
+    var cancel = ActionCancelHandle.none
 }

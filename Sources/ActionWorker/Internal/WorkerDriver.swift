@@ -260,7 +260,7 @@ final class WorkerDriver: IOLoopDriver {
                     logger.debug("request cancelled by client", metadata: ["action.request": "\(requestID)"])
                     if let request = running[requestID] {
                         statistics.cancelled += 1
-                        request.cancellation.cancel()
+                        request.cancel.cancel()
                     }
                 }
             } catch {
@@ -333,8 +333,7 @@ final class WorkerDriver: IOLoopDriver {
         }
         hosted.running += 1
         hosted.lastUsed = now
-        let cancellation = ActionCancellation()
-        running[request.requestID] = RunningRequest(hosted: hosted, cancellation: cancellation)
+        running[request.requestID] = RunningRequest(hosted: hosted)
         let timeout = request.timeoutMilliseconds == 0
             ? sessionConfiguration.defaultTimeout ?? Self.defaultRequestTimeout
             : .milliseconds(Int64(request.timeoutMilliseconds))
@@ -361,12 +360,14 @@ final class WorkerDriver: IOLoopDriver {
         // inbox: the first outcome into an empty inbox queues the job that takes them all. An
         // action on the direct executor runs right here, on this thread: its outcome is taken
         // at once into an empty inbox, else with those already waiting, by their job.
-        session.performForwarding(
-            named: request.action, jsonInput: request.input, deadline: deadline, cancellation: cancellation
-        ) { outcome in
+        let cancel = session.performForwarding(named: request.action, jsonInput: request.input, deadline: deadline) { outcome in
             if inbox.add(request, outcome) {
                 loop.executeHereOrQueue { driver, _ in driver.finishFromInbox() }
             }
+        }
+        // Not there when the action already finished (inline, on the direct executor).
+        if let index = running.index(forKey: request.requestID) {
+            running.values[index].cancel = cancel
         }
     }
 
