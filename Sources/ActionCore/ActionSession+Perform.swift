@@ -67,8 +67,8 @@ extension ActionSession {
         // Resolved once: later attempts pass the resolved deadline on, so retries share it.
         let deadline = deadline ?? configuration.defaultTimeout.map { .now + $0 }
         guard number < A.retryPolicy.maxAttempts else {
-            return dispatchOnce(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
-                                asyncReport: asyncReport, completion: completion)
+            return dispatchPerform(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                                   asyncReport: asyncReport, completion: completion).requestID
         }
         return dispatchRetrying(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
                                 attempt: number, asyncReport: asyncReport, completion: completion)
@@ -88,8 +88,8 @@ extension ActionSession {
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         let policy = A.retryPolicy
-        return dispatchOnce(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
-                            asyncReport: asyncReport) { [self] outcome in
+        return dispatchPerform(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
+                               asyncReport: asyncReport) { [self] outcome in
             guard case .failure(let error, _) = outcome, error.isRetryable,
                   case let backoff = policy.backoff(beforeAttempt: number + 1),
                   deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
@@ -120,22 +120,7 @@ extension ActionSession {
             }
             cancellation?.onCancel(next)
             DispatchQueue.global().asyncAfter(deadline: .now() + backoff.dispatchInterval, execute: next)
-        }
-    }
-
-    /// One attempt; see ``dispatchPerform(_:input:deadline:target:cancellation:asyncReport:completion:)``.
-    @inlinable
-    func dispatchOnce<F: Feature, A: Action>(
-        _ binding: ActionBinding<F, A>,
-        input: A.Input,
-        deadline: ContinuousClock.Instant?,
-        target: CompletionTarget,
-        cancellation: ActionCancellation?,
-        asyncReport: CompletedAsyncReport?,
-        completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
-    ) -> ActionRequestID {
-        dispatchPerform(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
-                        asyncReport: asyncReport, completion: completion).requestID
+        }.requestID
     }
 
     /// The single path every attempt takes: observers, timeout, cancellation, executor hop,
