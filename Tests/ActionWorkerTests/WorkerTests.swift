@@ -202,6 +202,19 @@ struct WorkerTests {
         }
     }
 
+    @Test func aSessionEndedAndNamedAgainIsMadeAnew() async throws {
+        try await withWorker { coordinator, worker in
+            let session = "again-\(UUID().uuidString)"
+            #expect(try coordinator.perform("Echo.sayDirect", input: #"{"text":"first"}"#, session: session).isSuccess)
+            try coordinator.send(.endSession(session))
+            // The next request names the session the last one did, which is now dropped: it
+            // must get a new one, held by the worker, not the ended one it last used.
+            #expect(try coordinator.perform("Echo.sayDirect", input: #"{"text":"second"}"#, session: session).isSuccess)
+            #expect(await worker.statistics().sessionsEnded == 1)
+            #expect(await worker.statistics().sessions == 1, "the session made anew is held")
+        }
+    }
+
     @Test func fleetSwitchesRefuseASwitchedOffFeatureAndTurnOnAConditionalOne() async throws {
         try await withWorker { coordinator, _ in
             // Labs is a conditional feature, off by default: refused until the fleet switches it on.

@@ -33,6 +33,8 @@ final class WorkerDriver: IOLoopDriver {
     /// Conditional features whose runtime switch the coordinator set here (to reset when it clears them).
     private var runtimeSwitchesSetByFleet: Set<String> = []
     private var sessions: [String: HostedSession] = [:]
+    /// The session the last request ran in; forgotten whenever a session is dropped.
+    private var lastSession: (name: String, hosted: HostedSession)?
     private var running: [String: RunningRequest] = [:]
     private var lastHeard: ContinuousClock.Instant = .now
     /// The coordinator's terms (from WELCOME), or this worker's configuration until they come.
@@ -313,17 +315,11 @@ final class WorkerDriver: IOLoopDriver {
 
     // MARK: Running actions
 
-    private func start(_ request: WireRequest, now: ContinuousClock.Instant) {
-        statistics.received += 1
-        guard running[request.requestID] == nil else {
-            // Sent again by a restarted coordinator while the first copy still runs here: the
-            // first copy's RESULT answers both (the coordinator counts one credit for it).
-            statistics.duplicates += 1
-            logger.debug("request already running", metadata: ["action.request": "\(request.requestID)"])
-            return
-        }
-        logger.debug("request started", metadata: ["action.request": "\(request.requestID)", "action.name": "\(request.action)"])
+    /// The session `request` runs in, made on its first request. Most requests name the
+    /// session the one before named: that one is found without hashing its name.
+    private func hostedSession(for request: WireRequest, now: ContinuousClock.Instant) -> HostedSession {
         let sessionName = request.session.isEmpty ? "default" : request.session
+        if let last = lastSession, last.name == sessionName { return last.hosted }
         let hosted: HostedSession
         if let existing = sessions[sessionName] {
             hosted = existing
@@ -331,9 +327,25 @@ final class WorkerDriver: IOLoopDriver {
             hosted = HostedSession(session: makeSession(named: sessionName, wireName: request.session, userInitiated: request.userInitiated), lastUsed: now)
             sessions[sessionName] = hosted
         }
+        lastSession = (sessionName, hosted)
+        return hosted
+    }
+
+    private func start(_ request: WireRequest, now: ContinuousClock.Instant) {
+        statistics.received += 1
+        let hosted = hostedSession(for: request, now: now)
+        // Checked and entered with one lookup.
+        if let first = running.updateValue(RunningRequest(hosted: hosted), forKey: request.requestID) {
+            // Sent again by a restarted coordinator while the first copy still runs here: the
+            // first copy's RESULT answers both (the coordinator counts one credit for it).
+            running[request.requestID] = first
+            statistics.duplicates += 1
+            logger.debug("request already running", metadata: ["action.request": "\(request.requestID)"])
+            return
+        }
+        logger.debug("request started", metadata: ["action.request": "\(request.requestID)", "action.name": "\(request.action)"])
         hosted.running += 1
         hosted.lastUsed = now
-        running[request.requestID] = RunningRequest(hosted: hosted)
         let timeout = request.timeoutMilliseconds == 0
             ? sessionConfiguration.defaultTimeout ?? Self.defaultRequestTimeout
             : .milliseconds(Int64(request.timeoutMilliseconds))
@@ -490,11 +502,15 @@ final class WorkerDriver: IOLoopDriver {
         guard let hosted = sessions[name] else { return }
         statistics.sessionsEnded += 1
         hosted.session.end()
-        if hosted.running == 0 { sessions[name] = nil }
+        if hosted.running == 0 {
+            sessions[name] = nil
+            lastSession = nil
+        }
     }
 
     private func dropIdleSessions() {
         let now = ContinuousClock.now
+        lastSession = nil
         sessions = sessions.filter { _, hosted in
             hosted.running > 0 || now - hosted.lastUsed < configuration.sessionIdleTimeout
         }
