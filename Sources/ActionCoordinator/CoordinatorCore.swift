@@ -22,49 +22,49 @@ public final class CoordinatorCore {
     private unowned let outbox: any CoordinatorOutbox
     private let logger: Logger
 
-    private var requests = RequestTable()
-    private var lanes: [Lane: LaneQueue] = [:]
+    @exclusivity(unchecked) private var requests = RequestTable()
+    @exclusivity(unchecked) private var lanes: [Lane: LaneQueue] = [:]
     /// Emptied lane queues kept for reuse: a lane that fills and empties with every request
     /// (one in flight per session, say) allocates nothing.
-    private var spareLaneQueues: [LaneQueue] = []
+    @exclusivity(unchecked) private var spareLaneQueues: [LaneQueue] = []
     /// Lanes holding queued requests, in the order they filled: each lane is either here or
     /// parked on the worker hosting its session (while that worker has no room for it).
-    private var waiting: Deque<Lane> = []
+    @exclusivity(unchecked) private var waiting: Deque<Lane> = []
     /// Session lanes that wait for their host, by host: dispatch does not step over them again
     /// until the host has a free credit (or is gone), so a thousand sessions waiting on a busy
     /// worker cost nothing while another worker takes work.
-    private var parked: [WorkerID: [Lane]] = [:]
-    private var queuedCount = 0
+    @exclusivity(unchecked) private var parked: [WorkerID: [Lane]] = [:]
+    @exclusivity(unchecked) private var queuedCount = 0
     /// Lane entries of requests that left the queue without dispatch (cancelled, expired,
     /// adopted); dropped when dispatch reaches them, or all at once when they pile up.
-    private var staleEntries = 0
-    private var deadlines: DeadlineWheel
+    @exclusivity(unchecked) private var staleEntries = 0
+    @exclusivity(unchecked) private var deadlines: DeadlineWheel
     /// Accepted, unfinished requests per client connection, for the per-client share.
     /// Connections with no unfinished request are forgotten by the once-a-second sweep.
-    private var clientShares: [RoutingKey: ClientShare] = [:]
+    @exclusivity(unchecked) private var clientShares: [RoutingKey: ClientShare] = [:]
     /// Every client address with unfinished requests, once (its requests point at it).
-    private var senders: [ClientAddress: RequestSender] = [:]
-    private var workers: [WorkerID: WorkerRecord] = [:]
-    private var sessions: [String: SessionPin] = [:]
+    @exclusivity(unchecked) private var senders: [ClientAddress: RequestSender] = [:]
+    @exclusivity(unchecked) private var workers: [WorkerID: WorkerRecord] = [:]
+    @exclusivity(unchecked) private var sessions: [String: SessionPin] = [:]
     /// The fleet-wide feature switches an operator set (FEATURES), journaled, sent to every
     /// worker (SWITCHES) as it registers and whenever they change.
-    private var featureSwitches: [String: FeatureSwitch] = [:]
+    @exclusivity(unchecked) private var featureSwitches: [String: FeatureSwitch] = [:]
     /// Whether anyone subscribes to began events: workers report them only then (REPORTING).
-    private var beganWanted = false
-    private var lastSweep: ContinuousClock.Instant?
+    @exclusivity(unchecked) private var beganWanted = false
+    @exclusivity(unchecked) private var lastSweep: ContinuousClock.Instant?
     private let startedAt: ContinuousClock.Instant
-    private var completed: CompletedOutcomes
-    private var stacks = ActionStackTracker()
+    @exclusivity(unchecked) private var completed: CompletedOutcomes
+    @exclusivity(unchecked) private var stacks = ActionStackTracker()
     /// When each session last finished a request: the stacks and stream counters of a session
     /// idle for `stackIdleTimeout` are closed and forgotten, so neither grows forever.
-    private var sessionActivity: [String: ContinuousClock.Instant] = [:]
-    private var sequencer = OutcomeSequencer()
-    private var nextOrder: UInt64 = 0
-    private var freeCredits = 0
+    @exclusivity(unchecked) private var sessionActivity: [String: ContinuousClock.Instant] = [:]
+    @exclusivity(unchecked) private var sequencer = OutcomeSequencer()
+    @exclusivity(unchecked) private var nextOrder: UInt64 = 0
+    @exclusivity(unchecked) private var freeCredits = 0
     /// This coordinator's instance id: PONG carries it so clients notice a restart.
     public let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
     /// Running counters; the gauges are filled in by ``statistics``.
-    private var counters = CoordinatorStatistics()
+    @exclusivity(unchecked) private var counters = CoordinatorStatistics()
     /// Per-outcome metrics, when the configuration asks for them.
     private let metrics: CoordinatorMetrics?
 

@@ -24,24 +24,24 @@ final class ClientDriver: IOLoopDriver {
     private let socket: Socket
     /// The DEALER's monitor: tells when its connection to the coordinator dropped.
     private let connectionEvents: Socket
-    private var pending: [String: PendingCall] = [:]
+    @exclusivity(unchecked) private var pending: [String: PendingCall] = [:]
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
-    private var unsent: Deque<PendingCall> = []
-    private var outstanding = 0
-    private var nextOrder: UInt64 = 0
-    private var timers = ClientTimerLanes()
+    @exclusivity(unchecked) private var unsent: Deque<PendingCall> = []
+    @exclusivity(unchecked) private var outstanding = 0
+    @exclusivity(unchecked) private var nextOrder: UInt64 = 0
+    @exclusivity(unchecked) private var timers = ClientTimerLanes()
     /// Outcomes received and not yet acknowledged to the coordinator.
-    private var acknowledgements: [String] = []
-    private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
-    private var subscriptions: [Int: Subscription] = [:]
-    private var incoming = Multipart()
-    private var outgoing = PackedFrames()
+    @exclusivity(unchecked) private var acknowledgements: [String] = []
+    @exclusivity(unchecked) private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
+    @exclusivity(unchecked) private var subscriptions: [Int: Subscription] = [:]
+    @exclusivity(unchecked) private var incoming = Multipart()
+    @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// When the coordinator last said anything (or when the client started waiting on it).
-    private var lastHeard = ContinuousClock.now
-    private var lastPing = ContinuousClock.now
-    private var coordinatorSilent = false
+    @exclusivity(unchecked) private var lastHeard = ContinuousClock.now
+    @exclusivity(unchecked) private var lastPing = ContinuousClock.now
+    @exclusivity(unchecked) private var coordinatorSilent = false
     /// The instance id of the coordinator that accepted the outstanding requests.
-    private var coordinatorInstance: String?
+    @exclusivity(unchecked) private var coordinatorInstance: String?
 
     init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, clientID: String, logger: Logger) throws {
         self.runtime = runtime
@@ -373,7 +373,7 @@ final class ClientDriver: IOLoopDriver {
 
     // MARK: Subscriptions
 
-    private var nextSubscriptionID = 0
+    @exclusivity(unchecked) private var nextSubscriptionID = 0
 
     func subscribe(
         prefix: [UInt8], scope: OutcomeSequences.Scope, confirmationTimeout: Duration,

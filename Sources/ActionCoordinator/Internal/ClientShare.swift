@@ -4,5 +4,5 @@
 /// A class, held by each of the connection's requests: finishing one counts down in place,
 /// without hashing the routing id again.
 final class ClientShare {
-    var unfinished = 0
+    @exclusivity(unchecked) var unfinished = 0
 }

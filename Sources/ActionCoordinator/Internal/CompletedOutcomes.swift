@@ -18,10 +18,10 @@ struct CompletedOutcomes {
         /// journal): to tell a resend from a reuse of the id, and the owner from anyone else.
         let origin: OutcomeOrigin?
         /// Until when its client may still be waiting for it; `nil` once it is recent.
-        var owedUntil: ContinuousClock.Instant?
+        @exclusivity(unchecked) var owedUntil: ContinuousClock.Instant?
         let size: Int
         /// Which of `order`'s entries for its id is its own, once it is recent.
-        var recentSerial: UInt64 = 0
+        @exclusivity(unchecked) var recentSerial: UInt64 = 0
 
         init(outcome: WireOutcome, origin: OutcomeOrigin?, owedUntil: ContinuousClock.Instant?) {
             self.outcome = outcome

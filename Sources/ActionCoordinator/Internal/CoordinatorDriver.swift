@@ -31,53 +31,53 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private let configuration: CoordinatorConfiguration
     private let limits: WireLimits
     private let logger: Logger
-    private(set) var core: CoordinatorCore!
+    @exclusivity(unchecked) private(set) var core: CoordinatorCore!
     private let journalWriter: JournalWriter?
     private unowned let loop: IOLoop<CoordinatorDriver>
     /// The records of the batch being handled, for the journal.
-    private var records: [JournalRecord] = []
+    @exclusivity(unchecked) private var records: [JournalRecord] = []
     /// What the batch being handled will send once its records are durable.
-    private var held = HeldOutput()
+    @exclusivity(unchecked) private var held = HeldOutput()
     /// Where each client's ACCEPTEDs of this batch are in `held.acceptances`.
-    private var acceptanceIndex: [ClientAddress: Int] = [:]
+    @exclusivity(unchecked) private var acceptanceIndex: [ClientAddress: Int] = [:]
     /// Recorded acceptances waiting out `acceptanceDelay`, oldest first: when due, ACCEPTED
     /// goes for those of their requests that still have no outcome.
-    private var deferredAcceptances: Deque<(client: ClientAddress, requestIDs: [String], due: ContinuousClock.Instant)> = []
-    private var compactionRunning = false
+    @exclusivity(unchecked) private var deferredAcceptances: Deque<(client: ClientAddress, requestIDs: [String], due: ContinuousClock.Instant)> = []
+    @exclusivity(unchecked) private var compactionRunning = false
     /// Replies waiting for room in their client's queue, per routing id, in order.
-    private var backlogs: [RoutingKey: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
+    @exclusivity(unchecked) private var backlogs: [RoutingKey: Deque<(reply: ClientReply, client: ClientAddress)>] = [:]
     /// Topic prefixes someone subscribes to (XPUB tells each new one, and each one nobody
     /// subscribes to any more).
-    private var subscribedTopics: Set<[UInt8]> = []
+    @exclusivity(unchecked) private var subscribedTopics: Set<[UInt8]> = []
     private let runtime: IOLoopRuntime
     /// Told once when the coordinator must stop on its own (the journal failed).
     private let onFatalError: @Sendable (any Error) -> Void
-    private var stoppedByFailure = false
-    private var lastDropWarning: ContinuousClock.Instant?
-    private var incoming = Multipart()
-    private var clientRoutingIDs = RoutingIDCache()
-    private var confirmationWindowStart = ContinuousClock.now
-    private var confirmationsInWindow = 0
+    @exclusivity(unchecked) private var stoppedByFailure = false
+    @exclusivity(unchecked) private var lastDropWarning: ContinuousClock.Instant?
+    @exclusivity(unchecked) private var incoming = Multipart()
+    @exclusivity(unchecked) private var clientRoutingIDs = RoutingIDCache()
+    @exclusivity(unchecked) private var confirmationWindowStart = ContinuousClock.now
+    @exclusivity(unchecked) private var confirmationsInWindow = 0
     /// The CURVE key of the client message being handled (`nil` without CURVE).
-    private var curveKey: String?
-    private var workerRoutingIDs = RoutingIDCache()
-    private var outgoing = PackedFrames()
+    @exclusivity(unchecked) private var curveKey: String?
+    @exclusivity(unchecked) private var workerRoutingIDs = RoutingIDCache()
+    @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Requests chosen for each worker during this batch, sent together when it ends.
-    private var requestBatches: [WorkerID: GatheredRecords<PackedRequest>] = [:]
+    @exclusivity(unchecked) private var requestBatches: [WorkerID: GatheredRecords<PackedRequest>] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.
-    private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
+    @exclusivity(unchecked) private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers a send failed to in the batch being handled.
-    private var unreachableThisBatch: Set<WorkerID> = []
+    @exclusivity(unchecked) private var unreachableThisBatch: Set<WorkerID> = []
     /// Registered workers that speak Majordomo (MDP/0.1, RFC 7, or MDP/0.2, RFC 18) rather than ABP.
-    private var majordomoWorkers: [WorkerID: MajordomoWorkerVersion] = [:]
+    @exclusivity(unchecked) private var majordomoWorkers: [WorkerID: MajordomoWorkerVersion] = [:]
     /// The Majordomo peer whose message is being handled: what the core answers it (DISCONNECT
     /// to an unknown worker) is framed in its version, without keeping anything for it.
-    private var majordomoSender: (id: WorkerID, version: MajordomoWorkerVersion)?
+    @exclusivity(unchecked) private var majordomoSender: (id: WorkerID, version: MajordomoWorkerVersion)?
     /// The run of events being gathered for each kind of topic: action-first, session-first.
     private let eventRuns = [GatheredRecords<OutcomeEvent>(), GatheredRecords<OutcomeEvent>()]
-    private var eventRunTopics: [[UInt8]] = [[], []]
+    @exclusivity(unchecked) private var eventRunTopics: [[UInt8]] = [[], []]
     /// Outcomes for each ActionBus client while a batch's replies go out, one message each.
-    private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: GatheredRecords<WireOutcome>)] = [:]
+    @exclusivity(unchecked) private var outcomeBatches: [RoutingKey: (client: ClientAddress, outcomes: GatheredRecords<WireOutcome>)] = [:]
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
@@ -417,7 +417,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         return frame
     }
 
-    private var majordomoSequence: UInt64 = 0
+    @exclusivity(unchecked) private var majordomoSequence: UInt64 = 0
 
 
     private func handleMajordomo(routingID: [UInt8]) {
@@ -621,8 +621,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     /// In-process readers of the outcome stream (the dashboard's live tail): each gets every
     /// outcome as it is published, dropping its oldest when it falls behind.
-    private var outcomeFeeds: [Int: AsyncStream<WireOutcome>.Continuation] = [:]
-    private var lastFeedID = 0
+    @exclusivity(unchecked) private var outcomeFeeds: [Int: AsyncStream<WireOutcome>.Continuation] = [:]
+    @exclusivity(unchecked) private var lastFeedID = 0
 
     /// Adds an in-process reader of every published outcome; `remove` is called with its id
     /// when its stream ends.

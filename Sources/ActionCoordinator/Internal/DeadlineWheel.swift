@@ -13,7 +13,7 @@ struct DeadlineWheel {
     /// leave it without a dictionary lookup.
     final class Bucket {
         fileprivate let time: Int64
-        fileprivate var requests: [PendingRequest] = []
+        @exclusivity(unchecked) fileprivate var requests: [PendingRequest] = []
 
         fileprivate init(time: Int64) { self.time = time }
     }

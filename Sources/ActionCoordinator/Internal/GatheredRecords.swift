@@ -6,9 +6,9 @@ import ActionWire
 /// A class: appended to on every request, in place, rather than through a dictionary's
 /// `modify` accessor (whose coroutine frames are heap-allocated).
 final class GatheredRecords<Record> {
-    private(set) var records: [Record] = []
+    @exclusivity(unchecked) private(set) var records: [Record] = []
     /// Their variable payload, for ``WireBatching``'s byte bound.
-    private(set) var bytes = 0
+    @exclusivity(unchecked) private(set) var bytes = 0
 
     func append(_ record: Record, bytes size: Int) {
         records.append(record)

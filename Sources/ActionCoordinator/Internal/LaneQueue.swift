@@ -7,9 +7,9 @@ import DequeModule
 /// Entries of requests that left without dispatch stay until dispatch meets them
 /// (``PendingRequest/isFinished``).
 final class LaneQueue {
-    var requests: Deque<PendingRequest>
+    @exclusivity(unchecked) var requests: Deque<PendingRequest>
     /// It held 64 requests at once at some point: not kept as a spare once emptied.
-    var isLarge = false
+    @exclusivity(unchecked) var isLarge = false
 
     init(_ first: PendingRequest) { requests = [first] }
 }

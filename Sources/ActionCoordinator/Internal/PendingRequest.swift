@@ -102,44 +102,51 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         return pending
     }
 
+    /// Runs `body` on the fields in place. Not through `header`: a class's stored property,
+    /// each access to it is checked for exclusivity at run time, a dozen times a request on the
+    /// coordinator's hot path.
+    @inline(__always)
+    private func withFields<Result>(_ body: (inout Fields) -> Result) -> Result {
+        withUnsafeMutablePointerToHeader { body(&$0.pointee) }
+    }
+
     // MARK: The request's bytes
 
     /// Calls `body` with the bytes of field `index` (0 id, 1 action, 2 session, 3 content type,
     /// 4 input); the buffer is valid only inside `body`.
     private func withField<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        let fields = header
-        var offset = 0
-        var count = fields.idCount.int
-        if index >= 1 { offset += count; count = fields.actionCount.int }
-        if index >= 2 { offset += count; count = fields.sessionCount.int }
-        if index >= 3 { offset += count; count = fields.contentTypeCount.int }
-        if index >= 4 { offset += count; count = Int(fields.inputCount) }
-        return try withUnsafeMutablePointerToElements { start in
-            try body(UnsafeRawBufferPointer(start: start + offset, count: count))
+        try withUnsafeMutablePointers { fields, start in
+            var offset = 0
+            var count = fields.pointee.idCount.int
+            if index >= 1 { offset += count; count = fields.pointee.actionCount.int }
+            if index >= 2 { offset += count; count = fields.pointee.sessionCount.int }
+            if index >= 3 { offset += count; count = fields.pointee.contentTypeCount.int }
+            if index >= 4 { offset += count; count = Int(fields.pointee.inputCount) }
+            return try body(UnsafeRawBufferPointer(start: start + offset, count: count))
         }
     }
 
     /// The ``RequestTable`` tag of its id.
-    var idTag: UInt32 { header.idTag }
+    var idTag: UInt32 { withFields { $0.idTag } }
 
     /// Whether the request id is `bytes`.
     func hasRequestID(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        header.idCount.int == bytes.count && withRequestIDBytes { $0.elementsEqual(bytes) }
+        withFields { $0.idCount.int } == bytes.count && withRequestIDBytes { $0.elementsEqual(bytes) }
     }
 
     /// Calls `body` with the request id's bytes.
     func withRequestIDBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withUnsafeMutablePointerToElements { start in
-            try body(UnsafeRawBufferPointer(start: start, count: header.idCount.int))
+        try withUnsafeMutablePointers { fields, start in
+            try body(UnsafeRawBufferPointer(start: start, count: fields.pointee.idCount.int))
         }
     }
 
     var requestID: String { withField(0) { String(decoding: $0, as: UTF8.self) } }
     var action: String { withField(1) { String(decoding: $0, as: UTF8.self) } }
     var session: String { withField(2) { String(decoding: $0, as: UTF8.self) } }
-    var hasSession: Bool { header.sessionCount != 0 }
+    var hasSession: Bool { withFields { $0.sessionCount } != 0 }
     var contentType: String {
-        header.contentTypeCount == 0 ? WireRequest.json : withField(3) { String(decoding: $0, as: UTF8.self) }
+        withFields { $0.contentTypeCount } == 0 ? WireRequest.json : withField(3) { String(decoding: $0, as: UTF8.self) }
     }
     var input: [UInt8] { withField(4) { Array($0) } }
     /// The input's digest (``InputDigest``), read in place.
@@ -150,35 +157,37 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
         WireRequest(
             requestID: requestID, action: action, session: session,
             timeoutMilliseconds: timeoutMilliseconds, contentType: contentType, input: input,
-            userInitiated: header.userInitiated
+            userInitiated: userInitiated
         )
     }
 
     /// The request as its wire record, with `timeoutMilliseconds` (the time it has left) in place
     /// of the timeout it came with: one allocation, the bytes copied as they are.
     func packed(timeoutMilliseconds: UInt32) -> PackedRequest {
-        let fields = header
-        let contentTypeCount = fields.contentTypeCount == 0 ? WireRequest.json.utf8.count : fields.contentTypeCount.int
-        let flagsBytes = fields.userInitiated ? 0 : 5
-        let total = 24 + fields.idCount.int + fields.actionCount.int + fields.sessionCount.int + 4 + contentTypeCount
-            + Int(fields.inputCount) + flagsBytes
+        // The lengths only, read in place: a copy of the whole header retains what it holds.
+        let (idCount, actionCount, sessionCount, storedContentTypeCount, inputCount, userInitiated) = withFields {
+            ($0.idCount.int, $0.actionCount.int, $0.sessionCount.int, $0.contentTypeCount.int, Int($0.inputCount), $0.userInitiated)
+        }
+        let contentTypeCount = storedContentTypeCount == 0 ? WireRequest.json.utf8.count : storedContentTypeCount
+        let flagsBytes = userInitiated ? 0 : 5
+        let total = 24 + idCount + actionCount + sessionCount + 4 + contentTypeCount + inputCount + flagsBytes
         let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             withUnsafeMutablePointerToElements { start in
                 var source = UnsafePointer(start)
                 var cursor = ByteCursor(buffer.baseAddress!)
-                cursor.copyField(from: &source, count: fields.idCount.int)
-                cursor.copyField(from: &source, count: fields.actionCount.int)
-                cursor.copyField(from: &source, count: fields.sessionCount.int)
+                cursor.copyField(from: &source, count: idCount)
+                cursor.copyField(from: &source, count: actionCount)
+                cursor.copyField(from: &source, count: sessionCount)
                 cursor.storeLength(4)
                 cursor.storeLength(Int(timeoutMilliseconds))
-                if fields.contentTypeCount == 0 {
+                if storedContentTypeCount == 0 {
                     cursor.storeLength(contentTypeCount)
                     cursor.copy(WireRequest.json.utf8)
                 } else {
                     cursor.copyField(from: &source, count: contentTypeCount)
                 }
-                cursor.copyField(from: &source, count: Int(fields.inputCount))
-                if !fields.userInitiated {
+                cursor.copyField(from: &source, count: inputCount)
+                if !userInitiated {
                     cursor.storeLength(1)
                     cursor.copy(CollectionOfOne(WireRequest.notUserInitiatedFlags))
                 }
@@ -186,7 +195,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
             }
             initialized = total
         }
-        return PackedRequest(record: record, fieldCount: WireRequest.frameCount + (fields.userInitiated ? 0 : 1))
+        return PackedRequest(record: record, fieldCount: WireRequest.frameCount + (userInitiated ? 0 : 1))
     }
 
     /// Its lane: its session's, or without a session its action's.
@@ -197,45 +206,48 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     /// The client to answer: its first sender, until a retry arrives from another connection.
     /// `nil` for a request recovered from the journal until its client sends it again.
     var client: ClientAddress? {
-        get { header.movedClient?.address ?? firstSender }
-        set { header.movedClient = newValue == firstSender ? nil : newValue.map(MovedClient.init) }
+        get { withFields { $0.movedClient?.address } ?? firstSender }
+        set {
+            let moved = newValue == firstSender ? nil : newValue.map(MovedClient.init)
+            withFields { $0.movedClient = moved }
+        }
     }
-    var sender: RequestSender? { header.sender }
+    var sender: RequestSender? { withFields { $0.sender } }
     /// The client that first sent it: only it (see ``ClientAddress/mayActOn(requestID:firstSentBy:)``)
     /// may cancel it or take its outcome.
-    var firstSender: ClientAddress? { header.sender?.address }
-    var order: UInt64 { header.order }
-    var userInitiated: Bool { header.userInitiated }
+    var firstSender: ClientAddress? { withFields { $0.sender?.address } }
+    var order: UInt64 { withFields { $0.order } }
+    var userInitiated: Bool { withFields { $0.userInitiated } }
     /// The timeout it came with (0: the coordinator's default).
-    var timeoutMilliseconds: UInt32 { header.timeoutMilliseconds }
-    var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(header.deadlineOffset)) }
+    var timeoutMilliseconds: UInt32 { withFields { $0.timeoutMilliseconds } }
+    var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(withFields { $0.deadlineOffset })) }
     var placement: Placement {
-        get { header.placement }
-        set { header.placement = newValue }
+        get { withFields { $0.placement } }
+        set { withFields { $0.placement = newValue } }
     }
     /// Recovered from the journal after a restart: a worker may still be running it from before.
     var recovered: Bool {
-        get { header.recovered }
-        set { header.recovered = newValue }
+        get { withFields { $0.recovered } }
+        set { withFields { $0.recovered = newValue } }
     }
     /// Answered and out of the table: a lane entry still pointing at it is stale.
     var isFinished: Bool {
-        get { header.isFinished }
-        set { header.isFinished = newValue }
+        get { withFields { $0.isFinished } }
+        set { withFields { $0.isFinished = newValue } }
     }
     /// How many times it was sent to a worker (counting back the sends that never left).
     var deliveries: Int {
-        get { Int(header.deliveryCount) }
-        set { header.deliveryCount = Int32(clamping: newValue) }
+        get { Int(withFields { $0.deliveryCount }) }
+        set { withFields { $0.deliveryCount = Int32(clamping: newValue) } }
     }
     /// Where its deadline sits in the ``DeadlineWheel``: the wheel's own bookkeeping.
     var wheelBucket: DeadlineWheel.Bucket? {
-        get { header.wheelBucket }
-        set { header.wheelBucket = newValue }
+        get { withFields { $0.wheelBucket } }
+        set { withFields { $0.wheelBucket = newValue } }
     }
     var wheelIndex: Int32 {
-        get { header.wheelIndex }
-        set { header.wheelIndex = newValue }
+        get { withFields { $0.wheelIndex } }
+        set { withFields { $0.wheelIndex = newValue } }
     }
 }
 

@@ -3,8 +3,8 @@
 /// A class: `lastUsed` changes on every request of the session, in place, rather than through
 /// the dictionary's `modify` accessor (whose coroutine frames can be heap-allocated).
 final class SessionPin {
-    var worker: WorkerID
-    var lastUsed: ContinuousClock.Instant
+    @exclusivity(unchecked) var worker: WorkerID
+    @exclusivity(unchecked) var lastUsed: ContinuousClock.Instant
 
     init(worker: WorkerID, lastUsed: ContinuousClock.Instant) {
         self.worker = worker

@@ -12,23 +12,23 @@ final class WorkerRecord {
     let credits: Int
     /// Requests sent and not yet answered, including abandoned ones whose credit is still out
     /// (finished: cancelled, or past their deadline, while it ran them).
-    var inFlight = RequestTable()
-    var sessions: Set<String> = []
-    var lastHeard: ContinuousClock.Instant
-    var lastHeartbeatSent: ContinuousClock.Instant
+    @exclusivity(unchecked) var inFlight = RequestTable()
+    @exclusivity(unchecked) var sessions: Set<String> = []
+    @exclusivity(unchecked) var lastHeard: ContinuousClock.Instant
+    @exclusivity(unchecked) var lastHeartbeatSent: ContinuousClock.Instant
 
     /// Shutting down: it gets no new requests and offers no credits.
-    var isDraining = false
+    @exclusivity(unchecked) var isDraining = false
     /// A send to it failed (its connection is gone, perhaps being replaced under the same
     /// routing id): it gets nothing until it is heard from again, or expires.
-    var isUnreachable = false
+    @exclusivity(unchecked) var isUnreachable = false
     /// How long it may be silent before it counts as dead, when not the coordinator's own
     /// (an MDP/0.1 worker keeps RFC 7's heartbeat: 3 × 2.5 s).
-    var expiry: Duration?
+    @exclusivity(unchecked) var expiry: Duration?
     /// A Majordomo worker's protocol (`MDP/0.1`, `MDP/0.2`); `nil` for an ActionBus worker.
-    var protocolName: String?
+    @exclusivity(unchecked) var protocolName: String?
     /// What it serves, described (CATALOG); `nil` until it sends one (Majordomo workers never do).
-    var catalog: WorkerCatalog?
+    @exclusivity(unchecked) var catalog: WorkerCatalog?
 
     var freeCredits: Int { isDraining || isUnreachable ? 0 : credits - inFlight.count }
 

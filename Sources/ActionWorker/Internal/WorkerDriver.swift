@@ -22,38 +22,38 @@ final class WorkerDriver: IOLoopDriver {
     private let sessionConfiguration: ActionSessionConfiguration
     private let limits: WireLimits
     private let logger: Logger
-    private var socket: Socket
+    @exclusivity(unchecked) private var socket: Socket
     /// This process's identity at the coordinator, kept across reconnections, so a reconnect
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
-    private var lastNestedNumber: UInt64 = 0
+    @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
     /// Features the coordinator switched off fleet-wide: their requests fail `featureUnavailable`.
-    private var featuresSwitchedOff: Set<String> = []
+    @exclusivity(unchecked) private var featuresSwitchedOff: Set<String> = []
     /// Conditional features whose runtime switch the coordinator set here (to reset when it clears them).
-    private var runtimeSwitchesSetByFleet: Set<String> = []
-    private var sessions: [String: HostedSession] = [:]
+    @exclusivity(unchecked) private var runtimeSwitchesSetByFleet: Set<String> = []
+    @exclusivity(unchecked) private var sessions: [String: HostedSession] = [:]
     /// The session the last request ran in; forgotten whenever a session is dropped.
-    private var lastSession: (name: String, hosted: HostedSession)?
-    private var running: [String: RunningRequest] = [:]
-    private var lastHeard: ContinuousClock.Instant = .now
+    @exclusivity(unchecked) private var lastSession: (name: String, hosted: HostedSession)?
+    @exclusivity(unchecked) private var running: [String: RunningRequest] = [:]
+    @exclusivity(unchecked) private var lastHeard: ContinuousClock.Instant = .now
     /// The coordinator's terms (from WELCOME), or this worker's configuration until they come.
-    private var heartbeatInterval: Duration = .seconds(1)
-    private var heartbeatLiveness = 3
-    private var maxResultBytes = 1 << 20
-    private var heartbeatTimer: IOLoopTimerID?
-    private var incoming = Multipart()
-    private var outgoing = PackedFrames()
+    @exclusivity(unchecked) private var heartbeatInterval: Duration = .seconds(1)
+    @exclusivity(unchecked) private var heartbeatLiveness = 3
+    @exclusivity(unchecked) private var maxResultBytes = 1 << 20
+    @exclusivity(unchecked) private var heartbeatTimer: IOLoopTimerID?
+    @exclusivity(unchecked) private var incoming = Multipart()
+    @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
-    private var finishedOutcomes: [WireOutcome] = []
+    @exclusivity(unchecked) private var finishedOutcomes: [WireOutcome] = []
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
-    private var takenFromInbox: [FinishedInbox.Finished] = []
+    @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
     /// Whether the coordinator wants BEGAN (someone subscribes to began events).
-    private var reportsBegan = false
+    @exclusivity(unchecked) private var reportsBegan = false
     /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
-    private var begunRequests: [BeganEvent] = []
-    private(set) var statistics = WorkerStatistics()
+    @exclusivity(unchecked) private var begunRequests: [BeganEvent] = []
+    @exclusivity(unchecked) private(set) var statistics = WorkerStatistics()
     /// What it serves, described for people (CATALOG), made once.
     private lazy var catalogJSON: [UInt8]? = {
         let json = WorkerCatalog.describing(catalog)
@@ -62,7 +62,7 @@ final class WorkerDriver: IOLoopDriver {
     /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
     /// coordinator that has forgotten this worker (restarted, or declared it dead) never
     /// counts it as taking new work.
-    private var isDraining = false
+    @exclusivity(unchecked) private var isDraining = false
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<WorkerDriver>, catalog: ActionCatalog,

@@ -10,12 +10,29 @@ import Glibc
 /// comes from that range, where the outgoing connections of other tests (the garbage soak
 /// makes thousands) take their local ports too, and one of them may take it before the
 /// coordinator binds it.
+///
+/// Never one this process handed out before: a port is free only until its process binds it,
+/// so two picks in a row (a fixture's three endpoints) could otherwise draw the same number,
+/// and a later test the port of an earlier one whose process is still going away.
 func freeLoopbackPort() throws -> Int {
     for _ in 0..<200 {
         let candidate = Int.random(in: 20_000..<32_000)
+        guard HandedOutPorts.shared.claim(candidate) else { continue }
         if (try? bindLoopback(port: candidate)) != nil { return candidate }
     }
     return try bindLoopback(port: 0)
+}
+
+/// The ports ``freeLoopbackPort()`` has returned in this process.
+private final class HandedOutPorts: @unchecked Sendable {
+    static let shared = HandedOutPorts()
+    private let lock = NSLock()
+    private var ports: Set<Int> = []
+
+    /// Whether `port` was not handed out before; it counts as handed out from now on.
+    func claim(_ port: Int) -> Bool {
+        lock.withLock { ports.insert(port).inserted }
+    }
 }
 
 /// Binds a TCP socket to `port` on 127.0.0.1 (0: the kernel picks), closes it, and returns the port.
