@@ -460,7 +460,9 @@ public final class CoordinatorCore {
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
     /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
     private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
-        if let (outcome, origin) = completed.lookup(request.requestID) {
+        // Hashed once for the three tables it is looked for or kept in.
+        let idTag = RequestTable.tag(of: request.requestID)
+        if let (outcome, origin) = completed.lookup(request.requestID, idTag: idTag) {
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return false
@@ -473,7 +475,7 @@ public final class CoordinatorCore {
             outbox.send(.outcome(outcome), to: client)
             return false
         }
-        if let pending = requests[request.requestID] {
+        if let pending = requests[request.requestID, tag: idTag] {
             if let owner = pending.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return false
@@ -509,7 +511,7 @@ public final class CoordinatorCore {
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
         let timeout = min(asked, configuration.maxTimeout)
         nextOrder += 1
-        let pending = PendingRequest.make(request, sender: sender, order: nextOrder, deadline: now + timeout)
+        let pending = PendingRequest.make(request, sender: sender, order: nextOrder, deadline: now + timeout, idTag: idTag)
         requests.insert(pending)
         share.unfinished += 1
         if isServed(request.action) {
@@ -1215,7 +1217,7 @@ public final class CoordinatorCore {
         // MDP has no request identity (each request gets a new id), so no one can ask for it again.
         if pending.firstSender.map({ $0.protocol == .actionBus }) ?? true {
             completed.record(
-                outcome, owedUntil: pending.deadline + configuration.owedOutcomeGrace,
+                outcome, idTag: pending.idTag, owedUntil: pending.deadline + configuration.owedOutcomeGrace,
                 origin: OutcomeOrigin(inputDigest: pending.inputDigest, firstSender: pending.firstSender)
             )
         }

@@ -104,6 +104,19 @@ struct RequestTableTests {
         #expect(table.isEmpty)
     }
 
+    @Test func replacingPutsTheNewElementInTheOldOnesPlaceAndAddsOneWithANewID() {
+        var table = RequestTable()
+        let first = pending("same")
+        let second = pending("same")
+        #expect(table.replace(first) == nil)
+        #expect(table.replace(second) === first)
+        #expect(table.count == 1)
+        #expect(table["same"] === second)
+        #expect(table["same", tag: RequestTable.tag(of: "same")] === second)
+        #expect(table.replace(pending("other")) == nil)
+        #expect(table.count == 2)
+    }
+
     @Test func aTableThatEmptiesShrinksAndStillWorks() {
         var table = RequestTable()
         let requests = (0..<10_000).map { pending("burst-\($0)") }

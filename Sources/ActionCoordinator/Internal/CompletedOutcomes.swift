@@ -9,11 +9,15 @@ import DequeModule
 /// outcomes are *recent*: kept for late duplicates and idempotency keys, oldest evicted first,
 /// bounded both in number and in bytes (outputs can be up to the message limit each).
 ///
-/// One table holds both kinds: a request's outcome is looked up, kept, acknowledged and evicted
-/// with one hash of its id each, and the entry changes from owed to recent in place.
+/// One table holds both kinds, an ``IDTable`` (the request table's kind): an outcome is kept
+/// under the tag its request already has, looked up under the tag its resend's PERFORM is
+/// hashed to once for both tables, and evicted by reference, so only an acknowledgement hashes
+/// its id; the entry changes from owed to recent in place. (A dictionary keyed by `String`
+/// hashed the id four times a request, in a table of a hundred thousand entries.)
 struct CompletedOutcomes {
-    private final class Entry {
+    private final class Entry: IDKeyed {
         let outcome: WireOutcome
+        let idTag: UInt32
         /// Where the request came from, when known (not for outcomes recovered from the
         /// journal): to tell a resend from a reuse of the id, and the owner from anyone else.
         let origin: OutcomeOrigin?
@@ -23,17 +27,26 @@ struct CompletedOutcomes {
         /// Which of `order`'s entries for its id is its own, once it is recent.
         @exclusivity(unchecked) var recentSerial: UInt64 = 0
 
-        init(outcome: WireOutcome, origin: OutcomeOrigin?, owedUntil: ContinuousClock.Instant?) {
+        init(outcome: WireOutcome, idTag: UInt32, origin: OutcomeOrigin?, owedUntil: ContinuousClock.Instant?) {
             self.outcome = outcome
+            self.idTag = idTag
             self.origin = origin
             self.owedUntil = owedUntil
             self.size = CompletedOutcomes.size(of: outcome)
+        }
+
+        func hasID(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            withIDBytes { $0.elementsEqual(bytes) }
+        }
+
+        func withIDBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try IDTag.withBytes(of: outcome.requestID, body)
         }
     }
 
     let capacity: Int
     let byteCapacity: Int
-    private var entries: [String: Entry] = [:]
+    private var entries = IDTable<Entry>()
     /// The recent outcomes, oldest first, each with the serial it had when it became recent: an
     /// entry forgotten or kept again since leaves a stale place here, skipped by eviction.
     private var order: Deque<(entry: Entry, serial: UInt64)> = []
@@ -50,9 +63,10 @@ struct CompletedOutcomes {
         self.byteCapacity = max(0, byteCapacity)
     }
 
-    /// The outcome kept for `requestID` and where its request came from, when known.
-    func lookup(_ requestID: String) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
-        entries[requestID].map { ($0.outcome, $0.origin) }
+    /// The outcome kept for `requestID` and where its request came from, when known; `idTag`
+    /// is ``IDTable/tag(of:)`` of the id, when the caller has it already.
+    func lookup(_ requestID: String, idTag: UInt32? = nil) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
+        entries[requestID, tag: idTag ?? RequestTable.tag(of: requestID)].map { ($0.outcome, $0.origin) }
     }
 
     /// The outcomes kept: the recent ones oldest first, then the owed ones. A restart takes them
@@ -60,24 +74,27 @@ struct CompletedOutcomes {
     /// client may still be waiting for.
     var oldestFirst: [WireOutcome] {
         order.compactMap { place in place.entry.recentSerial == place.serial ? place.entry.outcome : nil }
-            + entries.values.filter { $0.owedUntil != nil }.map(\.outcome)
+            + entries.elements.filter { $0.owedUntil != nil }.map(\.outcome)
     }
 
     var count: Int { entries.count }
 
     /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
     /// recent otherwise.
-    mutating func record(_ outcome: WireOutcome, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil) {
-        let entry = Entry(outcome: outcome, origin: origin, owedUntil: owedUntil)
+    /// `idTag` is ``IDTable/tag(of:)`` of its request id, when the caller has it already.
+    mutating func record(
+        _ outcome: WireOutcome, idTag: UInt32? = nil, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil
+    ) {
+        let entry = Entry(outcome: outcome, idTag: idTag ?? RequestTable.tag(of: outcome.requestID), origin: origin, owedUntil: owedUntil)
         // Owed outcomes are bounded too, by the same byte budget: past it (clients that never
         // acknowledge, huge outputs) a new outcome is only recent.
         if owedUntil == nil || owedBytes + entry.size > byteCapacity { entry.owedUntil = nil }
         if entry.owedUntil == nil && capacity == 0 {
-            if let replaced = entries.removeValue(forKey: outcome.requestID) { forget(replaced) }
+            if let replaced = entries.remove(outcome.requestID) { forget(replaced) }
             return
         }
-        // One hash of the id: the entry goes in, and whatever it replaces comes out.
-        if let replaced = entries.updateValue(entry, forKey: outcome.requestID) { forget(replaced) }
+        // One probe: the entry goes in, and whatever it replaces comes out.
+        if let replaced = entries.replace(entry) { forget(replaced) }
         if entry.owedUntil != nil {
             owedBytes += entry.size
             owedCount += 1
@@ -89,15 +106,13 @@ struct CompletedOutcomes {
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        guard let index = entries.index(forKey: requestID) else { return }
-        let entry = entries.values[index]
-        guard entry.owedUntil != nil else { return }
+        guard let entry = entries[requestID], entry.owedUntil != nil else { return }
         forget(entry)
         entry.owedUntil = nil
         if keep && capacity > 0 {
             keepRecent(entry)
         } else {
-            entries.remove(at: index)
+            entries.remove(entry)
         }
     }
 
@@ -105,8 +120,8 @@ struct CompletedOutcomes {
     /// looks at every outcome kept, unless none is owed).
     mutating func expireOwed(now: ContinuousClock.Instant) {
         guard owedCount > 0 else { return }
-        let expired = entries.compactMap { id, entry in entry.owedUntil.map { $0 <= now } == true ? id : nil }
-        for requestID in expired { acknowledge(requestID) }
+        let expired = entries.elements.filter { $0.owedUntil.map { $0 <= now } == true }
+        for entry in expired { acknowledge(entry.outcome.requestID) }
     }
 
     /// Takes an entry's share out of the totals (its place in `order`, if any, is skipped when
@@ -134,7 +149,7 @@ struct CompletedOutcomes {
         while recentCount > capacity || (bytes + owedBytes > byteCapacity && recentCount > 1), let oldest = order.popFirst() {
             // A stale place: the entry was forgotten (its serial is 0) or is recent again under a later serial.
             guard oldest.entry.recentSerial == oldest.serial else { continue }
-            entries[oldest.entry.outcome.requestID] = nil
+            entries.remove(oldest.entry)
             forget(oldest.entry)
         }
     }

@@ -10,7 +10,7 @@ import ActionWire
 /// request id of 16 bytes or more, the input) and about 130 bytes more.
 ///
 /// A class, changed in place (placement, deliveries, client) several times in its life.
-final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
+final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed {
     enum Placement: Equatable {
         case queued
         case running(on: WorkerID)
@@ -75,14 +75,15 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     }
 
     /// Packs `request`, which must fit (``fits(_:)``).
+    /// `idTag` is ``IDTable/tag(of:)`` of its id, when the caller has it already.
     static func make(
-        _ request: WireRequest, sender: RequestSender?, order: UInt64, deadline: ContinuousClock.Instant
+        _ request: WireRequest, sender: RequestSender?, order: UInt64, deadline: ContinuousClock.Instant, idTag: UInt32? = nil
     ) -> PendingRequest {
         let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
         let fields = Fields(
             sender: sender, order: order, deadlineOffset: (deadline - epoch).wholeNanoseconds,
             timeoutMilliseconds: request.timeoutMilliseconds,
-            idTag: RequestTable.tag(of: request.requestID),
+            idTag: idTag ?? RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
             sessionCount: UInt16(request.session.utf8.count), contentTypeCount: UInt16(contentType),
             inputCount: UInt32(request.input.count), userInitiated: request.userInitiated
@@ -130,12 +131,12 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8> {
     var idTag: UInt32 { withFields { $0.idTag } }
 
     /// Whether the request id is `bytes`.
-    func hasRequestID(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        withFields { $0.idCount.int } == bytes.count && withRequestIDBytes { $0.elementsEqual(bytes) }
+    func hasID(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        withFields { $0.idCount.int } == bytes.count && withIDBytes { $0.elementsEqual(bytes) }
     }
 
     /// Calls `body` with the request id's bytes.
-    func withRequestIDBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    func withIDBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeMutablePointers { fields, start in
             try body(UnsafeRawBufferPointer(start: start, count: fields.pointee.idCount.int))
         }
