@@ -88,8 +88,11 @@ extension ActionSession {
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         let policy = A.retryPolicy
+        // Weakly: the cancellation holds this attempt's perform, which holds this handler.
+        let weakCancellation = WeakCancellation(cancellation)
         return dispatchPerform(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
                                asyncReport: asyncReport) { [self] outcome in
+            let cancellation = weakCancellation.cancellation
             guard case .failure(let error, _) = outcome, error.isRetryable,
                   case let backoff = policy.backoff(beforeAttempt: number + 1),
                   deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
@@ -115,7 +118,7 @@ extension ActionSession {
             let started = Locked(false)
             let next: @Sendable () -> Void = { [self] in
                 guard started.withLock({ started in defer { started = true }; return !started }) else { return }
-                _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
+                _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: weakCancellation.cancellation,
                              attempt: number + 1, asyncReport: asyncReport, completion: completion)
             }
             cancellation?.onCancel(next)

@@ -56,6 +56,42 @@ struct ActionRetryTests {
         #expect(AlwaysRetryableAction.attempts.withLock { $0 } == 1)
     }
 
+    // Each attempt's perform is held by the cancellation (its handler) and holds the handler that
+    // decides on the next attempt: that handler must not hold the cancellation back, or the three
+    // keep each other, the input and the caller's completion alive after the outcome.
+
+    @Test func aRetriedPerformIsReleasedOnceItsOutcomeIsDelivered() async throws {
+        let released = ReleaseProbe.Watch()
+        let outcomes = Recorder<JSONBytesOutcome>()
+        do {
+            let probe = ReleaseProbe(released)
+            // Without a cancellation: the forwarded perform makes one for its retries.
+            let key = UUID().uuidString
+            _ = session.performForwarding(named: "Fault.flaky", jsonInput: Array(#"{"key":"\#(key)","failures":1}"#.utf8)) { outcome in
+                withExtendedLifetime(probe) { outcomes.record(outcome) }
+            }
+        }
+        let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
+        #expect(delivered.first?.error == nil)
+        #expect(await waitUntil(timeout: .seconds(5)) { released.isReleased })
+    }
+
+    @Test func aRetriedPerformWithTheCallersCancellationIsReleasedWithIt() async throws {
+        let released = ReleaseProbe.Watch()
+        let outcomes = Recorder<ErasedActionOutcome>()
+        do {
+            let probe = ReleaseProbe(released)
+            let cancellation = ActionCancellation()
+            let key = UUID().uuidString
+            session.perform(named: "Fault.flaky", jsonInput: Data(#"{"key":"\#(key)","failures":1}"#.utf8), cancellation: cancellation) { outcome in
+                withExtendedLifetime(probe) { outcomes.record(outcome) }
+            }
+            _ = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
+        }
+        #expect(outcomes.first?.error == nil)
+        #expect(await waitUntil(timeout: .seconds(5)) { released.isReleased })
+    }
+
     @Test func backoffGrowsExponentiallyWithinItsJitterAndCap() {
         let policy = ActionRetryPolicy(maxAttempts: 10, initialBackoff: .milliseconds(100), multiplier: 2, maxBackoff: .seconds(1), jitter: 0.5)
         var generator = SystemRandomNumberGenerator()
@@ -111,4 +147,30 @@ final class LockedCounter: @unchecked Sendable {
         defer { lock.unlock() }
         return body(&value)
     }
+}
+
+/// An object whose release a test watches: captured by a completion, it is released with it.
+final class ReleaseProbe: Sendable {
+    final class Watch: @unchecked Sendable {
+        private let lock = NSLock()
+        private var released = false
+
+        var isReleased: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return released
+        }
+
+        func markReleased() {
+            lock.lock()
+            released = true
+            lock.unlock()
+        }
+    }
+
+    private let watch: Watch
+
+    init(_ watch: Watch) { self.watch = watch }
+
+    deinit { watch.markReleased() }
 }
