@@ -44,7 +44,16 @@ public final class CoordinatorCore {
     @exclusivity(unchecked) private var clientShares: [RoutingKey: ClientShare] = [:]
     /// Every client address with unfinished requests, once (its requests point at it).
     @exclusivity(unchecked) private var senders: [ClientAddress: RequestSender] = [:]
-    @exclusivity(unchecked) private var workers: [WorkerID: WorkerRecord] = [:]
+    @exclusivity(unchecked) private var workers: [WorkerID: WorkerRecord] = [:] {
+        didSet { servingWorkers = nil }
+    }
+    /// The workers serving each action, made from `workers` when first needed after it changed
+    /// (a worker registered or left): routing a request hashes its action once, not once per
+    /// worker. Whether each takes work now (draining, unreachable, credits) is asked on use.
+    @exclusivity(unchecked) private var servingWorkers: [String: [WorkerRecord]]?
+    /// The sender the last request came from: a PERFORM's requests all come from one, so
+    /// finding it again hashes no address.
+    @exclusivity(unchecked) private var lastSender: RequestSender?
     @exclusivity(unchecked) private var sessions: [String: SessionPin] = [:]
     /// The fleet-wide feature switches an operator set (FEATURES), journaled, sent to every
     /// worker (SWITCHES) as it registers and whenever they change.
@@ -203,14 +212,8 @@ public final class CoordinatorCore {
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
         case .acknowledge(let requestIDs):
-            // An id the client made itself (`clientID:n`, its client id being its routing id)
-            // is never sent again once acknowledged; an idempotency key may be, from anywhere.
-            let ownPrefix = client.routingID + [UInt8(ascii: ":")]
-            for requestID in requestIDs {
-                // Compared in place: a native string's UTF-8 is contiguous.
-                let isOwn = requestID.utf8.withContiguousStorageIfAvailable { $0.starts(with: ownPrefix) }
-                    ?? requestID.utf8.starts(with: ownPrefix)
-                completed.acknowledge(requestID, keep: !isOwn)
+            receivedAcknowledgements(from: client) { take in
+                for var requestID in requestIDs { requestID.withUTF8 { take(UnsafeRawBufferPointer($0)) } }
             }
         case .stacks(let queryID, let session):
             outbox.send(.stacks(queryID: queryID, json: stacksJSON(stacks.report(sessionName: session.isEmpty ? nil : session))), to: client)
@@ -457,6 +460,15 @@ public final class CoordinatorCore {
         dispatch(now: now)
     }
 
+    /// Handles an ACK, whose request ids `read` hands over one at a time as the bytes they came
+    /// in (each checked as a name): no `String` or array of them is made.
+    public func receivedAcknowledgements(from client: ClientAddress, _ read: (_ take: (UnsafeRawBufferPointer) -> Void) -> Void) {
+        // An id the client made itself (`clientID:n`, its client id being its routing id) is
+        // never sent again once acknowledged; an idempotency key may be, from anywhere.
+        let ownPrefix = client.routingID + [UInt8(ascii: ":")]
+        read { requestID in completed.acknowledge(idBytes: requestID, keep: !requestID.starts(with: ownPrefix)) }
+    }
+
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
     /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
     private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
@@ -533,7 +545,11 @@ public final class CoordinatorCore {
     /// The one ``RequestSender`` for `client`, made on its first request (and forgotten by the
     /// once-a-second sweep when its connection has nothing unfinished).
     private func sender(_ client: ClientAddress) -> RequestSender {
-        if let known = senders[client] { return known }
+        if let last = lastSender, last.address == client { return last }
+        if let known = senders[client] {
+            lastSender = known
+            return known
+        }
         let share: ClientShare
         if let known = clientShares[RoutingKey(client.routingID)] {
             share = known
@@ -543,6 +559,7 @@ public final class CoordinatorCore {
         }
         let sender = RequestSender(address: client, share: share)
         senders[client] = sender
+        lastSender = sender
         return sender
     }
 
@@ -879,6 +896,7 @@ public final class CoordinatorCore {
         if clientShares.values.contains(where: { $0.unfinished == 0 }) {
             clientShares = clientShares.filter { $0.value.unfinished > 0 }
             senders = senders.filter { $0.value.share.unfinished > 0 }
+            lastSender = nil
         }
         closeIdleStacks(now: now)
         completed.expireOwed(now: now)
@@ -980,7 +998,18 @@ public final class CoordinatorCore {
 
     /// Whether a worker that takes new work (not draining, not unreachable) serves `action`.
     private func isServed(_ action: String) -> Bool {
-        workers.values.contains { !$0.isDraining && !$0.isUnreachable && $0.actions.contains(action) }
+        workersServing(action).contains { !$0.isDraining && !$0.isUnreachable }
+    }
+
+    /// The registered workers whose catalog has `action`, in `workers`' order.
+    private func workersServing(_ action: String) -> [WorkerRecord] {
+        if let servingWorkers { return servingWorkers[action] ?? [] }
+        var made: [String: [WorkerRecord]] = [:]
+        for worker in workers.values {
+            for served in worker.actions { made[served, default: []].append(worker) }
+        }
+        servingWorkers = made
+        return made[action] ?? []
     }
 
     // MARK: Queue
@@ -1133,7 +1162,7 @@ public final class CoordinatorCore {
     /// tie, the most room), leaving out those still holding a run of the id of `excluded`.
     private func leastLoadedWorker(for action: String, excluding excluded: PendingRequest?) -> WorkerRecord? {
         var best: WorkerRecord?
-        for worker in workers.values where worker.freeCredits > 0 && worker.actions.contains(action) {
+        for worker in workersServing(action) where worker.freeCredits > 0 {
             if let excluded, worker.inFlight.containsID(of: excluded) { continue }
             if let current = best {
                 // Least loaded first; on a tie, the one with more room.

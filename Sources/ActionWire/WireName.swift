@@ -37,6 +37,14 @@ public enum WireName {
         if let failure { throw failure }
     }
 
+    /// Whether `bytes` is a non-empty name by the rule, within `limits`: what a decoder taking
+    /// it as a name would accept, for a reader that keeps the bytes rather than a `String`.
+    public static func isValid(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) -> Bool {
+        // As typed bytes, which the check scans in place.
+        let typed = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        return (try? check(typed, field: "", limits: limits, allowEmpty: false)) != nil
+    }
+
     /// Checks `bytes` by the rule.
     static func check<Bytes: Collection<UInt8>>(
         _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits, allowEmpty: Bool

@@ -106,7 +106,18 @@ struct CompletedOutcomes {
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        guard let entry = entries[requestID], entry.owedUntil != nil else { return }
+        guard let entry = entries[requestID] else { return }
+        acknowledge(entry, keep: keep)
+    }
+
+    /// ``acknowledge(_:keep:)`` for the request id `bytes`, as an ACK frame holds it.
+    mutating func acknowledge(idBytes bytes: UnsafeRawBufferPointer, keep: Bool) {
+        guard let entry = entries[idBytes: bytes] else { return }
+        acknowledge(entry, keep: keep)
+    }
+
+    private mutating func acknowledge(_ entry: Entry, keep: Bool) {
+        guard entry.owedUntil != nil else { return }
         forget(entry)
         entry.owedUntil = nil
         if keep && capacity > 0 {
@@ -121,7 +132,7 @@ struct CompletedOutcomes {
     mutating func expireOwed(now: ContinuousClock.Instant) {
         guard owedCount > 0 else { return }
         let expired = entries.elements.filter { $0.owedUntil.map { $0 <= now } == true }
-        for entry in expired { acknowledge(entry.outcome.requestID) }
+        for entry in expired { acknowledge(entry, keep: true) }
     }
 
     /// Takes an entry's share out of the totals (its place in `order`, if any, is skipped when

@@ -373,7 +373,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         let client = ClientAddress(routingID: routingID, curveKey: curveKey)
-        if incoming.count > 2, (try? WireHeader.command(in: incoming[1])) == .perform {
+        let command = incoming.count > 2 ? try? WireHeader.command(in: incoming[1]) : nil
+        if command == .perform {
             // Each request is decoded as the core takes it: no array of them. One that does not
             // decode is refused on its own; the others are taken.
             core.receivedPerforms(count: frames.count - 2, from: client, now: .now) { take in
@@ -384,6 +385,15 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                         refuse(frames.frame(at: index), error, to: client)
                     }
                 }
+            }
+            return
+        }
+        if command == .acknowledge, frames.count - 2 <= limits.maxRequestIDsPerMessage,
+           (2..<frames.count).allSatisfy({ frames.frame(at: $0).withUnsafeBytes { WireName.isValid($0, limits: limits) } }) {
+            // Taken as the bytes they came in. One that is not a name sends the whole message
+            // through the decoder below, which answers with the error, as it always did.
+            core.receivedAcknowledgements(from: client) { take in
+                for index in 2..<frames.count { frames.frame(at: index).withUnsafeBytes(take) }
             }
             return
         }
