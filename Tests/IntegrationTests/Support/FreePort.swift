@@ -20,7 +20,12 @@ func freeLoopbackPort() throws -> Int {
         guard HandedOutPorts.shared.claim(candidate) else { continue }
         if (try? bindLoopback(port: candidate)) != nil { return candidate }
     }
-    return try bindLoopback(port: 0)
+    // Past 200 draws (a crowded range), the kernel's pick: claimed too, or tried again.
+    for _ in 0..<200 {
+        let picked = try bindLoopback(port: 0)
+        if HandedOutPorts.shared.claim(picked) { return picked }
+    }
+    throw POSIXError(.EADDRINUSE)
 }
 
 /// The ports ``freeLoopbackPort()`` has returned in this process.
