@@ -1244,10 +1244,11 @@ public final class CoordinatorCore {
         pending.sender?.share.unfinished -= 1
         // Owed until its client has it (ACK). A Majordomo request's outcome is not kept at all:
         // MDP has no request identity (each request gets a new id), so no one can ask for it again.
-        if pending.firstSender.map({ $0.protocol == .actionBus }) ?? true {
+        let sender = pending.sender
+        if sender.map({ $0.address.protocol == .actionBus }) ?? true {
             completed.record(
                 outcome, idTag: pending.idTag, owedUntil: pending.deadline + configuration.owedOutcomeGrace,
-                origin: OutcomeOrigin(inputDigest: pending.inputDigest, firstSender: pending.firstSender)
+                origin: OutcomeOrigin(inputDigest: pending.inputDigest, sender: sender)
             )
         }
         counters.completed += 1

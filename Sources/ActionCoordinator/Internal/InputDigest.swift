@@ -1,12 +1,31 @@
-/// A 64-bit digest (FNV-1a) of bytes: of a request's input, kept with its outcome so that a
-/// reuse of the request id with other input is told from a resend without keeping the input
-/// itself; and a short stand-in for a long routing id.
+/// A 64-bit digest of bytes: of a request's input, kept with its outcome so that a reuse of the
+/// request id with other input is told from a resend without keeping the input itself; and a
+/// short stand-in for a long routing id.
+///
+/// FNV-1a's step taken eight bytes at a time (each product folded down, so every byte reaches
+/// the low bits), then byte by byte for the tail: every request's input is digested once, and a
+/// byte at a time was a chain of 46 dependent multiplications for a 46-byte input. It is kept
+/// in memory only, never written, so it need not match any other digest.
 enum InputDigest {
-    static func of<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    private static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    private static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash = offsetBasis ^ UInt64(bytes.count)
+        var offset = 0
+        while bytes.count - offset >= 8 {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* prime
+            hash ^= hash >> 32
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = (hash ^ UInt64(bytes[offset])) &* prime
+            offset += 1
         }
         return hash
+    }
+
+    static func of(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { of($0) }
     }
 }

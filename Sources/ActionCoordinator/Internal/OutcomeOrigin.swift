@@ -3,6 +3,10 @@
 struct OutcomeOrigin {
     /// The digest of the request's input (``InputDigest``).
     let inputDigest: UInt64
-    /// The client that first sent it; `nil` for a request recovered from the journal.
-    let firstSender: ClientAddress?
+    /// Who first sent it; `nil` for a request recovered from the journal. The request's own
+    /// reference, not a copy of the address: an outcome kept costs one retain, not three.
+    let sender: RequestSender?
+
+    /// The client that first sent it.
+    var firstSender: ClientAddress? { sender?.address }
 }
