@@ -45,12 +45,19 @@ public final class CoordinatorCore {
     /// Every client address with unfinished requests, once (its requests point at it).
     @exclusivity(unchecked) private var senders: [ClientAddress: RequestSender] = [:]
     @exclusivity(unchecked) private var workers: [WorkerID: WorkerRecord] = [:] {
-        didSet { servingWorkers = nil }
+        didSet {
+            servingWorkers = nil
+            lastServed = nil
+        }
     }
     /// The workers serving each action, made from `workers` when first needed after it changed
     /// (a worker registered or left): routing a request hashes its action once, not once per
     /// worker. Whether each takes work now (draining, unreachable, credits) is asked on use.
     @exclusivity(unchecked) private var servingWorkers: [String: [WorkerRecord]]?
+    /// The last action asked about and its workers: a request is routed after its acceptance
+    /// asked the same, and a run of requests names one action, so most asks compare two small
+    /// strings instead of hashing one.
+    @exclusivity(unchecked) private var lastServed: (action: String, workers: [WorkerRecord])?
     /// The sender the last request came from: a PERFORM's requests all come from one, so
     /// finding it again hashes no address.
     @exclusivity(unchecked) private var lastSender: RequestSender?
@@ -1003,13 +1010,21 @@ public final class CoordinatorCore {
 
     /// The registered workers whose catalog has `action`, in `workers`' order.
     private func workersServing(_ action: String) -> [WorkerRecord] {
-        if let servingWorkers { return servingWorkers[action] ?? [] }
-        var made: [String: [WorkerRecord]] = [:]
-        for worker in workers.values {
-            for served in worker.actions { made[served, default: []].append(worker) }
+        if let lastServed, lastServed.action == action { return lastServed.workers }
+        let table: [String: [WorkerRecord]]
+        if let servingWorkers {
+            table = servingWorkers
+        } else {
+            var made: [String: [WorkerRecord]] = [:]
+            for worker in workers.values {
+                for served in worker.actions { made[served, default: []].append(worker) }
+            }
+            servingWorkers = made
+            table = made
         }
-        servingWorkers = made
-        return made[action] ?? []
+        let serving = table[action] ?? []
+        lastServed = (action, serving)
+        return serving
     }
 
     // MARK: Queue
