@@ -49,6 +49,37 @@ struct CoordinatorRoutingTests {
         #expect(h.requests(to: w1).isEmpty)
     }
 
+    // The workers serving each action are kept between registrations, and the last action
+    // routed keeps its workers: a worker registering again with other actions, or leaving,
+    // must change where the very next request goes.
+
+    @Test func aWorkerRegisteringAgainWithOtherActionsIsRoutedByItsNewCatalog() {
+        let h = CoordinatorHarness()
+        h.ready(w1, actions: ["Echo.say"])
+        h.perform("before", action: "Echo.say")
+        #expect(h.requestIDs(to: w1) == ["before"])
+        h.ready(w1, actions: ["Math.fibonacci"], at: .seconds(1))
+        h.perform("echo", action: "Echo.say", at: .seconds(1))
+        h.perform("fib", action: "Math.fibonacci", at: .seconds(1))
+        #expect(h.requestIDs(to: w1) == ["before", "fib"])
+        #expect(h.core.statistics.queued == 1)
+        h.ready(w2, actions: ["Echo.say"], at: .seconds(2))
+        #expect(h.requestIDs(to: w2) == ["echo"])
+    }
+
+    @Test func aWorkerThatLeavesGetsNothingMoreOfItsAction() {
+        let h = CoordinatorHarness()
+        h.ready(w1, actions: ["Echo.say"])
+        h.ready(w2, actions: ["Echo.say"])
+        h.perform("a", action: "Echo.say")
+        h.worker(w1, sends: .disconnect)
+        h.worker(w2, sends: .disconnect)
+        h.perform("b", action: "Echo.say", at: .seconds(1))
+        h.ready(w3, actions: ["Echo.say"], at: .seconds(1))
+        #expect(h.requestIDs(to: w3).contains("b"))
+        #expect(!(h.requestIDs(to: w1) + h.requestIDs(to: w2)).contains("b"))
+    }
+
     @Test func neverMoreInFlightThanCreditsAndAResultDispatchesTheNext() {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 2)
