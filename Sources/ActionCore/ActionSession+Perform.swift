@@ -88,11 +88,12 @@ extension ActionSession {
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         let policy = A.retryPolicy
-        // Weakly: the cancellation holds this attempt's perform, which holds this handler.
-        let weakCancellation = WeakCancellation(cancellation)
+        // Held only until the handler runs: the cancellation holds this attempt's perform,
+        // which holds the handler.
+        let handOff = CancellationHandOff(cancellation)
         return dispatchPerform(binding, input: input, deadline: deadline, target: target.immediateKeepingOrigin, cancellation: cancellation,
                                asyncReport: asyncReport) { [self] outcome in
-            let cancellation = weakCancellation.cancellation
+            let cancellation = handOff.take()
             guard case .failure(let error, _) = outcome, error.isRetryable,
                   case let backoff = policy.backoff(beforeAttempt: number + 1),
                   deadline.map({ ContinuousClock.now + backoff < $0 }) ?? true
@@ -116,9 +117,11 @@ extension ActionSession {
             // (a cancelled one ends at once with `cancelled`). Its outcome comes after a wait.
             asyncReport?.record(true)
             let started = Locked(false)
+            // The same for the wait: the cancellation holds `next` until it is cancelled.
+            let nextHandOff = CancellationHandOff(cancellation)
             let next: @Sendable () -> Void = { [self] in
                 guard started.withLock({ started in defer { started = true }; return !started }) else { return }
-                _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: weakCancellation.cancellation,
+                _ = dispatch(binding, input: input, deadline: deadline, target: target, cancellation: nextHandOff.take(),
                              attempt: number + 1, asyncReport: asyncReport, completion: completion)
             }
             cancellation?.onCancel(next)

@@ -4,8 +4,11 @@
 ///
 /// FNV-1a's step taken eight bytes at a time (each product folded down, so every byte reaches
 /// the low bits), then byte by byte for the tail: every request's input is digested once, and a
-/// byte at a time was a chain of 46 dependent multiplications for a 46-byte input. It is kept
-/// in memory only, never written, so it need not match any other digest.
+/// byte at a time was a chain of 46 dependent multiplications for a 46-byte input. No digest is
+/// ever compared with one another build made: the input digests live in memory, and the routing
+/// text of a long routing id (in a Majordomo worker's name and its clients' request ids, which
+/// the journal keeps) only has to be unique, which the instance id and sequence see to. So the
+/// algorithm may change between versions, as it did here; those names change with it.
 enum InputDigest {
     private static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
     private static let prime: UInt64 = 0x0000_0100_0000_01B3
