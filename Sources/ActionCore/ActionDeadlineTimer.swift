@@ -148,7 +148,7 @@ public final class ActionDeadlineTimer: Sendable {
             while let earliest = state.times.min, earliest <= now {
                 state.times.removeMin()
                 if var fired = state.buckets.removeValue(forKey: earliest) {
-                    due.append(contentsOf: fired.slots.lazy.filter { $0.fire != nil })
+                    due.append(contentsOf: fired.slots)
                     state.count -= fired.live
                     let emptied = fired.slots
                     fired.slots = []

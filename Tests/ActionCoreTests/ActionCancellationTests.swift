@@ -80,17 +80,17 @@ struct ActionCancellationTests {
     }
 
     @Test func theForwardedPerformsHandleCancelsARetryingActionDuringItsBackoff() async throws {
-        let retrying = ActionSession(name: "handle-retries-\(UUID().uuidString)", catalog: ActionCatalog(features: [BackoffFeature.self]))
+        let retrying = ActionSession(name: "handle-retries-\(UUID().uuidString)", catalog: ActionCatalog(features: [SlowRetryFeature.self]))
         let outcomes = Recorder<JSONBytesOutcome>()
         let handle = retrying.performForwarding(
-            named: BackoffFeature.failing.fullName, jsonInput: [], deadline: .now + .seconds(600)
+            named: SlowRetryFeature.failing.fullName, jsonInput: [], deadline: .now + .seconds(600)
         ) { outcomes.record($0) }
         // The first attempt failed and the next waits 300 s: only the handle can end it now.
-        try #require(await waitUntil { BackoffFailingAction.attempts.withLock { $0 } >= 1 })
+        try #require(await waitUntil { AlwaysRetryableAction.attempts(in: retrying) >= 1 })
         handle.cancel()
         let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
         #expect(delivered.first?.error?.code == .cancelled)
-        #expect(BackoffFailingAction.attempts.withLock { $0 } == 1)
+        #expect(AlwaysRetryableAction.attempts(in: retrying) == 1)
     }
 
     @Test func theHandleOfAPerformThatNeverStartedCancelsNothing() async throws {
@@ -100,26 +100,5 @@ struct ActionCancellationTests {
         #expect(outcomes.first?.error?.code == .unknownAction)
         handle.cancel()
         #expect(outcomes.count == 1)
-    }
-}
-
-/// An action whose every attempt fails retryably, with a backoff no test waits out.
-enum BackoffFailingAction: Action {
-    static let description = "Always fails retryably, then waits 300 s"
-    static let retryPolicy = ActionRetryPolicy(maxAttempts: 3, initialBackoff: .seconds(300), jitter: 0)
-    static let attempts = LockedCounter()
-
-    static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
-        attempts.withLock { $0 += 1 }
-        return completion.completedSync(.failure(ActionError(code: .actionFailed, message: "try later", retryable: true)))
-    }
-}
-
-enum BackoffFeature: Feature {
-    static let description = "An action that retries after a long backoff"
-    static let failing = action(BackoffFailingAction.self)
-
-    static func prepare(actions: inout FeatureActions) {
-        actions.declare(failing)
     }
 }

@@ -49,11 +49,11 @@ struct ActionRetryTests {
         let outcomes = Recorder<ActionOutcome<NoOutput>>()
         // A long deadline and backoff: a loaded machine may call cancel() late, never too late.
         policySession.perform(SlowRetryFeature.failing, deadline: .now + .seconds(600), cancellation: cancellation) { outcomes.record($0) }
-        try #require(await waitUntil { AlwaysRetryableAction.attempts.withLock { $0 } >= 1 })
+        try #require(await waitUntil { AlwaysRetryableAction.attempts(in: policySession) >= 1 })
         cancellation.cancel()
         let delivered = try #require(await outcomes.waitForValues(timeout: .seconds(5)))
         #expect(delivered.first?.error?.code == .cancelled)
-        #expect(AlwaysRetryableAction.attempts.withLock { $0 } == 1)
+        #expect(AlwaysRetryableAction.attempts(in: policySession) == 1)
     }
 
     // Each attempt's perform is held by the cancellation (its handler) and holds the handler that
@@ -116,7 +116,7 @@ struct ActionRetryTests {
     }
 }
 
-/// An action that always fails retryably, with a 5-minute backoff.
+/// The feature of ``AlwaysRetryableAction``.
 enum SlowRetryFeature: Feature {
     static let description = "Retries slowly"
     static let failing = action(AlwaysRetryableAction.self)
@@ -126,26 +126,27 @@ enum SlowRetryFeature: Feature {
     }
 }
 
+/// The session of each attempt of ``AlwaysRetryableAction``: each test performs in a session of
+/// its own, so suites running in parallel do not count each other's attempts.
+private let attemptSessions = Recorder<String>()
+
+/// An action whose every attempt fails retryably, with a backoff (300 s) no test waits out.
 enum AlwaysRetryableAction: Action {
+    typealias Input = NoInput
+    typealias Output = NoOutput
     static let description = "Always fails retryably"
     static let retryPolicy = ActionRetryPolicy(maxAttempts: 5, initialBackoff: .seconds(300), jitter: 0)
-    static let attempts = LockedCounter()
 
     static func perform(context: ActionContext<NoInput>, completion: Completion) -> Completion.Status {
-        attempts.withLock { $0 += 1 }
+        attemptSessions.record(context.session.name)
         return completion.completedSync(.failure(ActionError(code: .actionFailed, message: "try later", retryable: true)))
     }
 }
 
-/// A counter behind an NSLock (visible to TSan).
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func withLock<Result>(_ body: (inout Int) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+extension AlwaysRetryableAction {
+    /// How many attempts ran in `session`.
+    static func attempts(in session: ActionSession) -> Int {
+        attemptSessions.values.count { $0 == session.name }
     }
 }
 
