@@ -140,7 +140,7 @@ extension ActionSession {
         // A single attempt without a caller's cancellation is cancelled through the perform
         // itself: no cancellation object per perform. Retries share one, made here.
         if cancellation == nil, A.retryPolicy.maxAttempts <= 1 {
-            let dispatched = dispatchPerform(binding, input: input, deadline: deadline ?? configuration.defaultTimeout.map { .now + $0 },
+            let dispatched = dispatchPerform(binding, input: input, deadline: resolvedDeadline(deadline),
                                              target: target, cancellation: nil, asyncReport: nil, completion: forward)
             return ActionCancelHandle { [dispatched] in dispatched.cancel() }
         }

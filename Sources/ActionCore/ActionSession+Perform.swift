@@ -65,7 +65,7 @@ extension ActionSession {
         completion: @escaping @Sendable (ActionOutcome<A.Output>) -> Void
     ) -> ActionRequestID {
         // Resolved once: later attempts pass the resolved deadline on, so retries share it.
-        let deadline = deadline ?? configuration.defaultTimeout.map { .now + $0 }
+        let deadline = resolvedDeadline(deadline)
         guard number < A.retryPolicy.maxAttempts else {
             return dispatchPerform(binding, input: input, deadline: deadline, target: target, cancellation: cancellation,
                                    asyncReport: asyncReport, completion: completion).requestID
@@ -127,6 +127,12 @@ extension ActionSession {
             cancellation?.onCancel(next)
             DispatchQueue.global().asyncAfter(deadline: .now() + backoff.dispatchInterval, execute: next)
         }.requestID
+    }
+
+    /// `deadline`, or the session's default timeout from now when none is given.
+    @inlinable
+    func resolvedDeadline(_ deadline: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+        deadline ?? configuration.defaultTimeout.map { .now + $0 }
     }
 
     /// The single path every attempt takes: observers, timeout, cancellation, executor hop,
