@@ -220,7 +220,7 @@ public final class CoordinatorCore {
             cancel(requestID, from: client, now: now)
         case .acknowledge(let requestIDs):
             receivedAcknowledgements(from: client) { take in
-                for var requestID in requestIDs { requestID.withUTF8 { take(UnsafeRawBufferPointer($0)) } }
+                for requestID in requestIDs { IDTag.withBytes(of: requestID, take) }
             }
         case .stacks(let queryID, let session):
             outbox.send(.stacks(queryID: queryID, json: stacksJSON(stacks.report(sessionName: session.isEmpty ? nil : session))), to: client)

@@ -106,8 +106,7 @@ struct CompletedOutcomes {
     /// The client has the outcome: it becomes recent (and may be evicted), or is forgotten when
     /// not `keep` (no one can ask for it again).
     mutating func acknowledge(_ requestID: String, keep: Bool = true) {
-        guard let entry = entries[requestID] else { return }
-        acknowledge(entry, keep: keep)
+        IDTag.withBytes(of: requestID) { acknowledge(idBytes: $0, keep: keep) }
     }
 
     /// ``acknowledge(_:keep:)`` for the request id `bytes`, as an ACK frame holds it.
