@@ -1306,10 +1306,10 @@ public final class CoordinatorCore {
     private func recordStack(_ outcome: WireOutcome, now: ContinuousClock.Instant) {
         guard !outcome.session.isEmpty else { return }
         sessionActivity[outcome.session] = now
-        let summary: ActionOutcomeSummary
-        switch outcome.result {
-        case .success: summary = .success(closeActionStack: outcome.closeActionStack)
-        case .failure(let code, _): summary = .failure(ActionError.Code(code), closeActionStack: outcome.closeActionStack)
+        let summary: ActionOutcomeSummary = if let code = outcome.failureCode {
+            .failure(ActionError.Code(code), closeActionStack: outcome.closeActionStack)
+        } else {
+            .success(closeActionStack: outcome.closeActionStack)
         }
         stacks.record(ActionStackRecord(
             sessionName: outcome.session, featureName: String(outcome.feature),

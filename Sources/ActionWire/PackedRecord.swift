@@ -125,6 +125,16 @@ struct PackedRecordWriter: WireFrameWriter {
         fieldCount += 1
     }
 
+    /// Appends the fields of `outcome`: its record's bytes as they are when it has one.
+    mutating func appendFields(of outcome: WireOutcome) {
+        if let record = outcome.record {
+            bytes.append(contentsOf: record)
+            fieldCount += WireOutcome.frameCount
+        } else {
+            outcome.encode(into: &self)
+        }
+    }
+
     private mutating func storeLength(_ length: Int, at index: Int) {
         bytes[index] = UInt8(truncatingIfNeeded: length >> 24)
         bytes[index + 1] = UInt8(truncatingIfNeeded: length >> 16)
@@ -168,6 +178,7 @@ extension WireRequest {
 extension WireOutcome {
     /// The outcome as one packed record frame.
     public var packed: [UInt8] {
+        if let record { return record }
         var writer = PackedRecordWriter(capacity: 30 + byteCount)
         encode(into: &writer)
         return writer.bytes
@@ -176,7 +187,7 @@ extension WireOutcome {
     /// Appends the outcome as one packed record to `buffer` (a journal's, say), written in
     /// place; returns how many fields it has.
     public func appendPacked(to buffer: inout [UInt8]) -> Int {
-        PackedRecordWriter.appending(to: &buffer) { encode(into: &$0) }
+        PackedRecordWriter.appending(to: &buffer) { $0.appendFields(of: self) }
     }
 
     /// Decodes a packed outcome record.

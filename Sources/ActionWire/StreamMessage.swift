@@ -15,7 +15,7 @@ public struct OutcomeEvent: Sendable, Hashable {
     var packed: [UInt8] {
         var writer = PackedRecordWriter(capacity: 4 + OutcomeSequences.byteCount + 30 + outcome.byteCount)
         writer.append(sequences.bytes)
-        outcome.encode(into: &writer)
+        writer.appendFields(of: outcome)
         return writer.bytes
     }
 

@@ -81,7 +81,7 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
     /// Writes the record's fields straight into the message's buffer: no array of its own
     /// for each outcome, copied in and freed again.
     public mutating func appendRecord(_ outcome: WireOutcome) {
-        appendRecord { outcome.encode(into: &$0) }
+        appendRecord { $0.appendFields(of: outcome) }
     }
 
     public mutating func appendRecord(_ request: WireRequest) {

@@ -13,60 +13,139 @@ public struct WireOutcome: Sendable, Hashable {
         case failure(code: String, message: String)
     }
 
+    /// The fields as values, or, for an outcome read to be sent on, one immutable box holding
+    /// them and the record they came in: the coordinator hands such an outcome from the worker's
+    /// message to its kept outcomes, the journal, the stream and the client's batch, and each
+    /// hand-off is one retain rather than one per field, and the record goes out as it came.
+    /// A change makes it values again.
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case values(Fields)
+        case forwarded(ForwardedRecord)
+    }
+
     /// The request this outcome answers.
-    public var requestID: String
+    public var requestID: String {
+        get { switch storage { case .values(let fields): fields.requestID; case .forwarded(let box): box.fields.requestID } }
+        set { change { $0.requestID = newValue } }
+    }
     /// The full action name.
-    public var action: String
+    public var action: String {
+        get { switch storage { case .values(let fields): fields.action; case .forwarded(let box): box.fields.action } }
+        set { change { $0.action = newValue } }
+    }
     /// The session the action ran in.
-    public var session: String
+    public var session: String {
+        get { switch storage { case .values(let fields): fields.session; case .forwarded(let box): box.fields.session } }
+        set { change { $0.session = newValue } }
+    }
     /// The name of the worker that ran it; empty when the coordinator answered itself.
-    public var worker: String
+    public var worker: String {
+        get { switch storage { case .values(let fields): fields.worker; case .forwarded(let box): box.fields.worker } }
+        set { change { $0.worker = newValue } }
+    }
     /// Whether this outcome closes the feature's action stack.
-    public var closeActionStack: Bool
+    public var closeActionStack: Bool {
+        get { switch storage { case .values(let fields): fields.closeActionStack; case .forwarded(let box): box.fields.closeActionStack } }
+        set { change { $0.closeActionStack = newValue } }
+    }
     /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
     /// client requesting it: it answers no request and returns no credit; its id is the
     /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
-    public var nested = false
+    public var nested: Bool {
+        get { switch storage { case .values(let fields): fields.nested; case .forwarded(let box): box.fields.nested } }
+        set { change { $0.nested = newValue } }
+    }
     /// Whether the session it ran in counts its actions as user-initiated (Flint's
     /// `userInitiatedActions`); false for a background session's.
-    public var userInitiated = true
+    public var userInitiated: Bool {
+        get { switch storage { case .values(let fields): fields.userInitiated; case .forwarded(let box): box.fields.userInitiated } }
+        set { change { $0.userInitiated = newValue } }
+    }
     /// Success or failure.
-    public var result: Result
+    public var result: Result {
+        get { switch storage { case .values(let fields): fields.result; case .forwarded(let box): box.result } }
+        set { change { $0.result = newValue } }
+    }
 
     /// Creates an outcome.
-    public init(requestID: String, action: String, session: String, worker: String, closeActionStack: Bool, result: Result) {
-        self.requestID = requestID
-        self.action = action
-        self.session = session
-        self.worker = worker
-        self.closeActionStack = closeActionStack
-        self.result = result
+    public init(
+        requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
+        nested: Bool = false, userInitiated: Bool = true, result: Result
+    ) {
+        storage = .values(Fields(
+            requestID: requestID, action: action, session: session, worker: worker,
+            closeActionStack: closeActionStack, nested: nested, userInitiated: userInitiated, result: result
+        ))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// All the fields, as values (a forwarded outcome's output copied out of its record).
+    private var fields: Fields {
+        switch storage {
+        case .values(let fields): fields
+        case .forwarded(let box): box.values
+        }
+    }
+
+    private mutating func change(_ update: (inout Fields) -> Void) {
+        var fields = self.fields
+        update(&fields)
+        // A record it was read from no longer says what it says.
+        storage = .values(fields)
+    }
+
+    public static func == (lhs: WireOutcome, rhs: WireOutcome) -> Bool {
+        lhs.fields == rhs.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
     }
 
     /// A failure decided by the bus itself (unknown action, overloaded, timed out...).
     public static func failure(for request: WireRequest, code: String, message: String, worker: String = "") -> WireOutcome {
-        var outcome = WireOutcome(
-            requestID: request.requestID, action: request.action, session: request.session,
-            worker: worker, closeActionStack: false, result: .failure(code: code, message: message)
+        WireOutcome(
+            requestID: request.requestID, action: request.action, session: request.session, worker: worker,
+            closeActionStack: false, userInitiated: request.userInitiated, result: .failure(code: code, message: message)
         )
-        outcome.userInitiated = request.userInitiated
-        return outcome
     }
 
     /// Whether the result is a success.
     public var isSuccess: Bool {
-        if case .success = result { return true }
-        return false
+        failureCode == nil
+    }
+
+    /// The error code of a failure; `nil` for a success.
+    public var failureCode: String? {
+        let result = switch storage {
+        case .values(let fields): fields.result
+        case .forwarded(let box): box.fields.result
+        }
+        if case .failure(let code, _) = result { return code }
+        return nil
     }
 
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
+        if let record { return record.count }
         let resultBytes: Int
         switch result {
         case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
         case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
         }
         return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + resultBytes
+    }
+
+    /// The outcome as the packed record it was read from (``unpackForwarding(_:command:limits:)``)
+    /// while nothing in it has changed: sent on as these bytes, not encoded again.
+    var record: [UInt8]? {
+        if case .forwarded(let box) = storage { return box.record }
+        return nil
     }
 
     /// The feature part of the action name.
@@ -85,6 +164,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// Appends the outcome's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+        let result = self.result
         writer.append(requestID)
         writer.append(action)
         writer.append(session)
@@ -113,27 +193,95 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
-        requestID = try reader.name("request id")
-        action = try reader.name("action")
-        session = try reader.name("session", allowEmpty: true)
-        worker = try reader.name("worker", allowEmpty: true)
+        var (fields, output) = try Self.read(&reader)
+        if let output, case .success(let contentType, _) = fields.result {
+            fields.result = .success(contentType: contentType, output: Array(output))
+        }
+        self.init(storage: .values(fields))
+    }
+
+    /// Reads the fields; a success's output is left in the frames (the result's output is
+    /// empty) and returned beside them.
+    private static func read<Frames>(
+        _ reader: inout FrameReader<Frames>
+    ) throws(WireError) -> (fields: Fields, output: ArraySlice<UInt8>?) {
+        let requestID = try reader.name("request id")
+        let action = try reader.name("action")
+        let session = try reader.name("session", allowEmpty: true)
+        let worker = try reader.name("worker", allowEmpty: true)
         let status = try reader.fixed("status", size: 2)
         let kind = status[status.startIndex], flags = status[status.startIndex + 1]
         guard flags & ~Self.knownFlags == 0 else {
             throw WireError(.invalidField, "status flags 0x\(String(flags, radix: 16)) has unknown bits")
         }
-        closeActionStack = flags & 1 != 0
-        nested = flags & 2 != 0
-        userInitiated = flags & 4 == 0
+        let result: Result, output: ArraySlice<UInt8>?
         switch kind {
         case 0:
             let contentType = try reader.contentType()
-            result = .success(contentType: contentType, output: Array(try reader.body("output")))
+            output = try reader.body("output")
+            result = .success(contentType: contentType, output: [])
         case 1:
             let code = try reader.name("error code")
             result = .failure(code: code, message: try reader.text("error message"))
+            output = nil
         default:
             throw WireError(.invalidField, "status \(kind) is neither success (0) nor failure (1)")
+        }
+        let fields = Fields(
+            requestID: requestID, action: action, session: session, worker: worker,
+            closeActionStack: flags & 1 != 0, nested: flags & 2 != 0, userInitiated: flags & 4 == 0, result: result
+        )
+        return (fields, output)
+    }
+
+    /// Decodes a packed outcome record that is to be sent on (a worker's RESULT, which the
+    /// coordinator forwards as an OUTCOME): the outcome keeps the record's bytes, which are what
+    /// it sends, stores and publishes, and reads its output from them.
+    public static func unpackForwarding(
+        _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
+    ) throws(WireError) -> WireOutcome {
+        let (fields, output) = try PackedRecord.read(frame, command: command, limits: limits) {
+            (reader) throws(WireError) in try read(&reader)
+        }
+        let outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
+        return WireOutcome(storage: .forwarded(ForwardedRecord(fields, record: Array(frame), outputRange: outputRange)))
+    }
+
+    /// An outcome's fields, as values.
+    fileprivate struct Fields: Sendable, Hashable {
+        var requestID: String
+        var action: String
+        var session: String
+        var worker: String
+        var closeActionStack: Bool
+        var nested: Bool
+        var userInitiated: Bool
+        var result: Result
+    }
+
+    /// An outcome read from a record it is to be sent on as.
+    private final class ForwardedRecord: Sendable {
+        /// The fields; where the output lies in ``record``, the result's output here is empty.
+        let fields: Fields
+        let record: [UInt8]
+        /// Where a success's output lies in ``record``.
+        private let outputRange: Range<Int>?
+
+        init(_ fields: Fields, record: [UInt8], outputRange: Range<Int>?) {
+            self.fields = fields
+            self.record = record
+            self.outputRange = outputRange
+        }
+
+        var result: Result {
+            guard let outputRange, case .success(let contentType, _) = fields.result else { return fields.result }
+            return .success(contentType: contentType, output: Array(record[outputRange]))
+        }
+
+        var values: Fields {
+            var values = fields
+            values.result = result
+            return values
         }
     }
 }

@@ -37,7 +37,11 @@ public func fuzzWireCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if frames.count > 0 {
         _ = try? WireRequest.unpack(frames.frame(at: 0), command: .perform, limits: limits)
-        _ = try? WireOutcome.unpack(frames.frame(at: 0), command: .outcome, limits: limits)
+        let plain = try? WireOutcome.unpack(frames.frame(at: 0), command: .outcome, limits: limits)
+        // What the coordinator forwards reads as the plain decode, or is refused alike, and goes out as it came.
+        let forwarded = try? WireOutcome.unpackForwarding(frames.frame(at: 0), command: .result, limits: limits)
+        precondition(forwarded == plain, "forwarded outcome reads as the plain decode")
+        if let forwarded { precondition(forwarded.packed == Array(frames.frame(at: 0)), "forwarded outcome's bytes") }
     }
     return 0
 }

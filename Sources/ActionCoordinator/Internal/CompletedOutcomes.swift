@@ -166,12 +166,6 @@ struct CompletedOutcomes {
 
     /// Roughly what an outcome costs to keep: its variable-length fields.
     static func size(of outcome: WireOutcome) -> Int {
-        let result: Int
-        switch outcome.result {
-        case .success(let contentType, let output): result = contentType.utf8.count + output.count
-        case .failure(let code, let message): result = code.utf8.count + message.utf8.count
-        }
-        return outcome.requestID.utf8.count + outcome.action.utf8.count + outcome.session.utf8.count
-            + outcome.worker.utf8.count + result + 64
+        outcome.byteCount + 64
     }
 }

@@ -488,7 +488,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 core.receivedResults(from: id, now: .now) { take in
                     for index in 2..<frames.count {
                         do {
-                            take(try WireOutcome.unpack(frames.frame(at: index), command: .result, limits: limits))
+                            take(try WireOutcome.unpackForwarding(frames.frame(at: index), command: .result, limits: limits))
                         } catch {
                             core.recordMalformed(fromWorker: true)
                             logger.debug("malformed outcome from a worker", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])

@@ -31,11 +31,7 @@ final class CoordinatorMetrics {
     /// acceptance time is not known), its time from acceptance.
     func finished(_ outcome: WireOutcome, actionIsServed: Bool, acceptedAt: ContinuousClock.Instant?, now: ContinuousClock.Instant) {
         let action = actionIsServed ? outcome.action : Self.otherLabel
-        var result: String
-        switch outcome.result {
-        case .success: result = "success"
-        case .failure(let code, _): result = code
-        }
+        var result = outcome.failureCode ?? "success"
         if let counter = outcomeCounters[action]?[result] {
             counter.increment()
         } else {

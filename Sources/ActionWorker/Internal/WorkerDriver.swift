@@ -414,12 +414,11 @@ final class WorkerDriver: IOLoopDriver {
             result = wireFailure(code: error.code.rawValue, message: error.message)
         }
         statistics.completed += 1
-        var finished = WireOutcome(
+        finishedOutcomes.append(WireOutcome(
             requestID: request.requestID, action: request.action, session: request.session,
-            worker: configuration.name, closeActionStack: outcome.closeActionStack, result: result
-        )
-        finished.userInitiated = hosted?.session.userInitiated ?? request.userInitiated
-        finishedOutcomes.append(finished)
+            worker: configuration.name, closeActionStack: outcome.closeActionStack,
+            userInitiated: hosted?.session.userInitiated ?? request.userInitiated, result: result
+        ))
     }
 
     /// A failure as a RESULT may carry it. Its message is text of the action's making: kept
@@ -466,13 +465,11 @@ final class WorkerDriver: IOLoopDriver {
             // The output went to the action that performed it; the stream gets the fact.
             result = .success(contentType: WireRequest.json, output: Self.nestedOutput)
         }
-        var outcome = WireOutcome(
+        finishedOutcomes.append(WireOutcome(
             requestID: String(decoding: routingID, as: UTF8.self) + "/\(lastNestedNumber)", action: record.actionName,
-            session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack, result: result
-        )
-        outcome.nested = true
-        outcome.userInitiated = record.userInitiated
-        finishedOutcomes.append(outcome)
+            session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack,
+            nested: true, userInitiated: record.userInitiated, result: result
+        ))
     }
 
     /// What a nested success carries as its output.
