@@ -69,6 +69,9 @@ public final class CoordinatorCore {
     @exclusivity(unchecked) private var beganWanted = false
     @exclusivity(unchecked) private var lastSweep: ContinuousClock.Instant?
     private let startedAt: ContinuousClock.Instant
+    /// ``CoordinatorConfiguration/owedOutcomeGrace`` in nanoseconds, added to a deadline's
+    /// ``ClockOffset`` for every outcome kept.
+    private let owedOutcomeGraceNanoseconds: Int64
     @exclusivity(unchecked) private var completed: CompletedOutcomes
     @exclusivity(unchecked) private var stacks = ActionStackTracker()
     /// When each session last finished a request: the stacks and stream counters of a session
@@ -93,6 +96,7 @@ public final class CoordinatorCore {
         self.outbox = outbox
         self.logger = logger
         self.startedAt = now
+        self.owedOutcomeGraceNanoseconds = configuration.owedOutcomeGrace.wholeNanoseconds
         self.deadlines = DeadlineWheel(origin: now)
         self.completed = CompletedOutcomes(
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes
@@ -156,7 +160,7 @@ public final class CoordinatorCore {
             pending.recovered = true
             pending.deliveries = recovered.workerDeaths
             requests.insert(pending)
-            deadlines.insert(pending, at: pending.deadline)
+            deadlines.insert(pending, atOffset: pending.deadlineOffset)
             enqueue(pending, atHead: false)
         }
         counters.recovered += recovery.unfinished.count
@@ -534,7 +538,7 @@ public final class CoordinatorCore {
         requests.insert(pending)
         share.unfinished += 1
         if isServed(request.action) {
-            deadlines.insert(pending, at: pending.deadline)
+            deadlines.insert(pending, atOffset: pending.deadlineOffset)
         } else {
             // Fail fast when nobody serves it (a typo, a missing worker), after a short grace for
             // a worker that is just starting, and after a restart for the workers to come back;
@@ -956,7 +960,7 @@ public final class CoordinatorCore {
                 // The early check of a request no registered worker served when it came; one
                 // that has been delivered since was served, and waits for its deadline.
                 if pending.deliveries > 0 || isServed(pending.action) {
-                    deadlines.insert(pending, at: pending.deadline)
+                    deadlines.insert(pending, atOffset: pending.deadlineOffset)
                 } else {
                     expired.append(pending)
                 }
@@ -1261,8 +1265,9 @@ public final class CoordinatorCore {
         // MDP has no request identity (each request gets a new id), so no one can ask for it again.
         let sender = pending.sender
         if sender.map({ $0.address.protocol == .actionBus }) ?? true {
+            let (owedUntil, overflow) = pending.deadlineOffset.addingReportingOverflow(owedOutcomeGraceNanoseconds)
             completed.record(
-                outcome, idTag: pending.idTag, owedUntil: pending.deadline + configuration.owedOutcomeGrace,
+                outcome, idTag: pending.idTag, owedUntilOffset: overflow ? .max : owedUntil,
                 origin: OutcomeOrigin(inputDigest: pending.inputDigest, sender: sender)
             )
         }

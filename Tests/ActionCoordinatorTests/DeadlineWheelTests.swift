@@ -35,4 +35,60 @@ struct DeadlineWheelTests {
             #expect(due <= offset + .milliseconds(10))
         }
     }
+
+    @Test("requests moved, removed and inserted again, in buckets used one after another, each come due once, on time")
+    func movesAndRemovalsAgainstAModel() {
+        let origin = ContinuousClock.now
+        var wheel = DeadlineWheel(origin: origin, granularity: .milliseconds(10))
+        var generator = SplitMix(seed: 7)
+        let requests = (0..<200).map { index in
+            PendingRequest.make(
+                WireRequest(requestID: "r:\(index)", action: "Echo.say", input: []), sender: nil, order: UInt64(index),
+                deadline: origin
+            )
+        }
+        // What the wheel should hold: each request's deadline, or none.
+        var model: [ObjectIdentifier: Duration] = [:]
+        var now = Duration.zero
+        for step in 0..<3_000 {
+            let request = requests[Int(generator.next() % UInt64(requests.count))]
+            switch generator.next() % 4 {
+            case 0:
+                wheel.remove(request)
+                model[ObjectIdentifier(request)] = nil
+            default:
+                // Few distinct deadlines near now: the same bucket again and again, then another.
+                let deadline = now + .milliseconds(Int64(generator.next() % 4) * 10 + Int64(step % 3))
+                wheel.insert(request, at: origin + deadline)
+                model[ObjectIdentifier(request)] = deadline
+            }
+            if step % 7 == 0 {
+                now += .milliseconds(3)
+                for due in wheel.removeDue(now: origin + now) {
+                    // Once: a second time, without being inserted again, finds no deadline.
+                    let deadline = model.removeValue(forKey: ObjectIdentifier(due))
+                    #expect(deadline.map { $0 <= now && now <= $0 + .milliseconds(13) } == true, "due at \(now), deadline \(String(describing: deadline))")
+                }
+            }
+        }
+        // Whatever is left comes due, each once, and nothing else does.
+        now += .seconds(1)
+        let rest = wheel.removeDue(now: origin + now)
+        #expect(Set(rest.map(ObjectIdentifier.init)) == Set(model.keys))
+        #expect(rest.count == model.count)
+        #expect(wheel.removeDue(now: origin + now + .seconds(1)).isEmpty)
+    }
+}
+
+/// A small deterministic generator, so that a failure repeats.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E49B
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -21,13 +21,13 @@ struct CompletedOutcomes {
         /// Where the request came from, when known (not for outcomes recovered from the
         /// journal): to tell a resend from a reuse of the id, and the owner from anyone else.
         let origin: OutcomeOrigin?
-        /// Until when its client may still be waiting for it; `nil` once it is recent.
-        @exclusivity(unchecked) var owedUntil: ContinuousClock.Instant?
+        /// Until when (a ``ClockOffset``) its client may still be waiting for it; `nil` once it is recent.
+        @exclusivity(unchecked) var owedUntil: Int64?
         let size: Int
         /// Which of `order`'s entries for its id is its own, once it is recent.
         @exclusivity(unchecked) var recentSerial: UInt64 = 0
 
-        init(outcome: WireOutcome, idTag: UInt32, origin: OutcomeOrigin?, owedUntil: ContinuousClock.Instant?) {
+        init(outcome: WireOutcome, idTag: UInt32, origin: OutcomeOrigin?, owedUntil: Int64?) {
             self.outcome = outcome
             self.idTag = idTag
             self.origin = origin
@@ -83,7 +83,14 @@ struct CompletedOutcomes {
     /// recent otherwise.
     /// `idTag` is ``IDTable/tag(of:)`` of its request id, when the caller has it already.
     mutating func record(
-        _ outcome: WireOutcome, idTag: UInt32? = nil, owedUntil: ContinuousClock.Instant? = nil, origin: OutcomeOrigin? = nil
+        _ outcome: WireOutcome, idTag: UInt32? = nil, owedUntil: ContinuousClock.Instant?, origin: OutcomeOrigin? = nil
+    ) {
+        record(outcome, idTag: idTag, owedUntilOffset: owedUntil.map(ClockOffset.of), origin: origin)
+    }
+
+    /// ``record(_:idTag:owedUntil:origin:)`` with `owedUntil` a ``ClockOffset``.
+    mutating func record(
+        _ outcome: WireOutcome, idTag: UInt32? = nil, owedUntilOffset owedUntil: Int64? = nil, origin: OutcomeOrigin? = nil
     ) {
         let entry = Entry(outcome: outcome, idTag: idTag ?? RequestTable.tag(of: outcome.requestID), origin: origin, owedUntil: owedUntil)
         // Owed outcomes are bounded too, by the same byte budget: past it (clients that never
@@ -130,6 +137,7 @@ struct CompletedOutcomes {
     /// looks at every outcome kept, unless none is owed).
     mutating func expireOwed(now: ContinuousClock.Instant) {
         guard owedCount > 0 else { return }
+        let now = ClockOffset.of(now)
         let expired = entries.elements.filter { $0.owedUntil.map { $0 <= now } == true }
         for entry in expired { acknowledge(entry, keep: true) }
     }

@@ -19,8 +19,12 @@ struct DeadlineWheel {
     }
 
     let granularity: Duration
-    private let origin: ContinuousClock.Instant
+    /// Bucket times count granularities from here, a ``ClockOffset``.
+    private let origin: Int64
     private var buckets: [Int64: Bucket] = [:]
+    /// The bucket inserted into last: a batch's requests, accepted in the same instant with the
+    /// same timeout, mostly share one, found without hashing.
+    private var lastBucket: Bucket?
     /// One entry per bucket; a bucket emptied by removals stays (empty) until it is due.
     private var bucketTimes = Heap<Int64>()
 
@@ -29,32 +33,40 @@ struct DeadlineWheel {
     private let granularityNanoseconds: Int64
 
     init(origin: ContinuousClock.Instant, granularity: Duration = .milliseconds(10)) {
-        self.origin = origin
+        self.origin = ClockOffset.of(origin)
         self.granularity = granularity
         self.granularityNanoseconds = max(1, granularity.wholeNanoseconds)
     }
 
-    private func bucketTime(of deadline: ContinuousClock.Instant) -> Int64 {
-        let elapsed = (deadline - origin).wholeNanoseconds
+    private func bucketTime(of deadline: Int64) -> Int64 {
+        let elapsed = deadline &- origin
         let (quotient, remainder) = elapsed.quotientAndRemainder(dividingBy: granularityNanoseconds)
         return remainder > 0 ? quotient + 1 : quotient
     }
 
     /// Puts `request` in the bucket of `deadline`, taking it out of any bucket it was in.
     mutating func insert(_ request: PendingRequest, at deadline: ContinuousClock.Instant) {
+        insert(request, atOffset: ClockOffset.of(deadline))
+    }
+
+    /// ``insert(_:at:)`` with the deadline a ``ClockOffset`` (a request's own, say).
+    mutating func insert(_ request: PendingRequest, atOffset deadline: Int64) {
         let time = bucketTime(of: deadline)
         if let current = request.wheelBucket {
             if current.time == time { return }
             remove(request)
         }
         let bucket: Bucket
-        if let existing = buckets[time] {
+        if let lastBucket, lastBucket.time == time {
+            bucket = lastBucket
+        } else if let existing = buckets[time] {
             bucket = existing
         } else {
             bucket = Bucket(time: time)
             buckets[time] = bucket
             bucketTimes.insert(time)
         }
+        lastBucket = bucket
         request.wheelBucket = bucket
         request.wheelIndex = Int32(bucket.requests.count)
         bucket.requests.append(request)
@@ -76,12 +88,13 @@ struct DeadlineWheel {
 
     /// Takes out every request whose deadline has passed.
     mutating func removeDue(now: ContinuousClock.Instant) -> [PendingRequest] {
-        let elapsed = (now - origin).wholeNanoseconds
+        let elapsed = ClockOffset.of(now) &- origin
         let (quotient, remainder) = elapsed.quotientAndRemainder(dividingBy: granularityNanoseconds)
         let due = remainder < 0 ? quotient - 1 : quotient
         var expired: [PendingRequest] = []
         while let earliest = bucketTimes.min, earliest <= due {
             bucketTimes.removeMin()
+            if lastBucket?.time == earliest { lastBucket = nil }
             if let bucket = buckets.removeValue(forKey: earliest) {
                 for request in bucket.requests { request.wheelBucket = nil }
                 expired.append(contentsOf: bucket.requests)

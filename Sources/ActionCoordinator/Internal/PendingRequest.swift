@@ -28,7 +28,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         /// Acceptance order: requests requeued from a dead worker go back to the head of the
         /// queue, among themselves in the order they were accepted.
         let order: UInt64
-        /// The deadline, in nanoseconds after ``PendingRequest/epoch``: half an `Instant`.
+        /// The deadline, in nanoseconds after ``ClockOffset/epoch``: half an `Instant`.
         let deadlineOffset: Int64
         var wheelBucket: DeadlineWheel.Bucket?
         var placement: Placement = .queued
@@ -59,8 +59,6 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     /// (``WireLimits/maxNameBytes``, 255) is far below it.
     static let maxNameBytes = Int(UInt16.max)
 
-    private static let epoch = ContinuousClock.now
-
     /// The largest input a pending request holds (its length is 32-bit); messages are far smaller.
     static let maxInputBytes = Int(UInt32.max)
 
@@ -81,7 +79,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     ) -> PendingRequest {
         let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
         let fields = Fields(
-            sender: sender, order: order, deadlineOffset: (deadline - epoch).wholeNanoseconds,
+            sender: sender, order: order, deadlineOffset: ClockOffset.of(deadline),
             timeoutMilliseconds: request.timeoutMilliseconds,
             idTag: idTag ?? RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
@@ -221,7 +219,9 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     var userInitiated: Bool { withFields { $0.userInitiated } }
     /// The timeout it came with (0: the coordinator's default).
     var timeoutMilliseconds: UInt32 { withFields { $0.timeoutMilliseconds } }
-    var deadline: ContinuousClock.Instant { Self.epoch.advanced(by: .nanoseconds(withFields { $0.deadlineOffset })) }
+    var deadline: ContinuousClock.Instant { ClockOffset.instant(deadlineOffset) }
+    /// The deadline as ``ClockOffset`` holds instants.
+    var deadlineOffset: Int64 { withFields { $0.deadlineOffset } }
     var placement: Placement {
         get { withFields { $0.placement } }
         set { withFields { $0.placement = newValue } }
