@@ -19,8 +19,8 @@ public enum OutcomeJSON {
         json.field("request", outcome.requestID)
         json.field("action", outcome.action)
         json.field("session", outcome.session)
-        switch outcome.result {
-        case .success(let contentType, let output):
+        // The output read in place: a forwarded outcome's lies in its record.
+        if let (contentType, output) = outcome.successOutput {
             json.field("outcome", "success")
             json.key("output")
             if contentType == WireRequest.json, !output.isEmpty {
@@ -28,7 +28,7 @@ public enum OutcomeJSON {
             } else {
                 json.string(String(decoding: output, as: UTF8.self))
             }
-        case .failure(let code, let message):
+        } else if case .failure(let code, let message) = outcome.result {
             writeFailure(code: code, message: message, into: &json)
         }
         json.field("worker", outcome.worker)

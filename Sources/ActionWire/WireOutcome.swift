@@ -120,6 +120,18 @@ public struct WireOutcome: Sendable, Hashable {
         failureCode == nil
     }
 
+    /// A success's content type and output, the output read in place (a forwarded outcome's
+    /// is not copied out of its record); `nil` for a failure.
+    public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
+        switch storage {
+        case .values(let fields):
+            if case .success(let contentType, let output) = fields.result { return (contentType, output[...]) }
+            return nil
+        case .forwarded(let box):
+            return box.successOutput
+        }
+    }
+
     /// The error code of a failure; `nil` for a success.
     public var failureCode: String? {
         let result = switch storage {
@@ -273,9 +285,15 @@ public struct WireOutcome: Sendable, Hashable {
             self.outputRange = outputRange
         }
 
+        var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
+            guard case .success(let contentType, let output) = fields.result else { return nil }
+            guard let outputRange else { return (contentType, output[...]) }
+            return (contentType, record[outputRange])
+        }
+
         var result: Result {
-            guard let outputRange, case .success(let contentType, _) = fields.result else { return fields.result }
-            return .success(contentType: contentType, output: Array(record[outputRange]))
+            guard let (contentType, output) = successOutput, outputRange != nil else { return fields.result }
+            return .success(contentType: contentType, output: Array(output))
         }
 
         var values: Fields {

@@ -31,6 +31,8 @@ struct ForwardedOutcomeTests {
         #expect(forwarded.closeActionStack == outcome.closeActionStack && forwarded.nested == outcome.nested)
         #expect(forwarded.userInitiated == outcome.userInitiated && forwarded.result == outcome.result)
         #expect(forwarded.isSuccess == outcome.isSuccess && forwarded.failureCode == outcome.failureCode)
+        #expect(forwarded.successOutput.map { [$0.contentType: Array($0.output)] } == outcome.successOutput.map { [$0.contentType: Array($0.output)] })
+        #expect(OutcomeJSON.encode(forwarded, sequence: 4) == OutcomeJSON.encode(outcome, sequence: 4))
         #expect(forwarded.record == outcome.packed)
         #expect(forwarded.packed == outcome.packed)
         #expect(outcome.record == nil)
