@@ -13,59 +13,60 @@ public struct WireOutcome: Sendable, Hashable {
         case failure(code: String, message: String)
     }
 
-    /// The fields as values, or, for an outcome read to be sent on, one immutable box holding
-    /// them and the record they came in: the coordinator hands such an outcome from the worker's
-    /// message to its kept outcomes, the journal, the stream and the client's batch, and each
-    /// hand-off is one retain rather than one per field, and the record goes out as it came.
-    /// A change makes it values again.
-    private var storage: Storage
-
-    private enum Storage: Sendable {
-        case values(Fields)
-        case forwarded(ForwardedRecord)
-    }
+    /// The fields. For an outcome read to be sent on, a success's output is empty here: it lies
+    /// in ``record``.
+    private var fields: Fields
+    /// The packed record the outcome was read from (``unpackForwarding(_:command:limits:)``),
+    /// while nothing in it has changed: the coordinator sends, journals and publishes these
+    /// bytes as they came, not the fields encoded again. A change drops it.
+    private(set) var record: [UInt8]?
+    /// Where a success's output lies in ``record``.
+    private var outputRange: Range<Int>?
 
     /// The request this outcome answers.
     public var requestID: String {
-        get { switch storage { case .values(let fields): fields.requestID; case .forwarded(let box): box.fields.requestID } }
+        get { fields.requestID }
         set { change { $0.requestID = newValue } }
     }
     /// The full action name.
     public var action: String {
-        get { switch storage { case .values(let fields): fields.action; case .forwarded(let box): box.fields.action } }
+        get { fields.action }
         set { change { $0.action = newValue } }
     }
     /// The session the action ran in.
     public var session: String {
-        get { switch storage { case .values(let fields): fields.session; case .forwarded(let box): box.fields.session } }
+        get { fields.session }
         set { change { $0.session = newValue } }
     }
     /// The name of the worker that ran it; empty when the coordinator answered itself.
     public var worker: String {
-        get { switch storage { case .values(let fields): fields.worker; case .forwarded(let box): box.fields.worker } }
+        get { fields.worker }
         set { change { $0.worker = newValue } }
     }
     /// Whether this outcome closes the feature's action stack.
     public var closeActionStack: Bool {
-        get { switch storage { case .values(let fields): fields.closeActionStack; case .forwarded(let box): box.fields.closeActionStack } }
+        get { fields.closeActionStack }
         set { change { $0.closeActionStack = newValue } }
     }
     /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
     /// client requesting it: it answers no request and returns no credit; its id is the
     /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
     public var nested: Bool {
-        get { switch storage { case .values(let fields): fields.nested; case .forwarded(let box): box.fields.nested } }
+        get { fields.nested }
         set { change { $0.nested = newValue } }
     }
     /// Whether the session it ran in counts its actions as user-initiated (Flint's
     /// `userInitiatedActions`); false for a background session's.
     public var userInitiated: Bool {
-        get { switch storage { case .values(let fields): fields.userInitiated; case .forwarded(let box): box.fields.userInitiated } }
+        get { fields.userInitiated }
         set { change { $0.userInitiated = newValue } }
     }
     /// Success or failure.
     public var result: Result {
-        get { switch storage { case .values(let fields): fields.result; case .forwarded(let box): box.result } }
+        get {
+            guard let (contentType, output) = forwardedOutput else { return fields.result }
+            return .success(contentType: contentType, output: Array(output))
+        }
         set { change { $0.result = newValue } }
     }
 
@@ -74,37 +75,47 @@ public struct WireOutcome: Sendable, Hashable {
         requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
         nested: Bool = false, userInitiated: Bool = true, result: Result
     ) {
-        storage = .values(Fields(
+        fields = Fields(
             requestID: requestID, action: action, session: session, worker: worker,
             closeActionStack: closeActionStack, nested: nested, userInitiated: userInitiated, result: result
-        ))
+        )
     }
 
-    private init(storage: Storage) {
-        self.storage = storage
+    private init(_ fields: Fields, record: [UInt8]? = nil, outputRange: Range<Int>? = nil) {
+        self.fields = fields
+        self.record = record
+        self.outputRange = outputRange
+    }
+
+    /// A forwarded success's content type and output, read from its record.
+    private var forwardedOutput: (contentType: String, output: ArraySlice<UInt8>)? {
+        guard let record, let outputRange, case .success(let contentType, _) = fields.result else { return nil }
+        return (contentType, record[outputRange])
     }
 
     /// All the fields, as values (a forwarded outcome's output copied out of its record).
-    private var fields: Fields {
-        switch storage {
-        case .values(let fields): fields
-        case .forwarded(let box): box.values
-        }
+    private var values: Fields {
+        guard forwardedOutput != nil else { return fields }
+        var values = fields
+        values.result = result
+        return values
     }
 
     private mutating func change(_ update: (inout Fields) -> Void) {
-        var fields = self.fields
-        update(&fields)
-        // A record it was read from no longer says what it says.
-        storage = .values(fields)
+        var values = self.values
+        update(&values)
+        fields = values
+        // The record it was read from no longer says what it says.
+        record = nil
+        outputRange = nil
     }
 
     public static func == (lhs: WireOutcome, rhs: WireOutcome) -> Bool {
-        lhs.fields == rhs.fields
+        lhs.values == rhs.values
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(fields)
+        hasher.combine(values)
     }
 
     /// A failure decided by the bus itself (unknown action, overloaded, timed out...).
@@ -123,41 +134,27 @@ public struct WireOutcome: Sendable, Hashable {
     /// A success's content type and output, the output read in place (a forwarded outcome's
     /// is not copied out of its record); `nil` for a failure.
     public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        switch storage {
-        case .values(let fields):
-            if case .success(let contentType, let output) = fields.result { return (contentType, output[...]) }
-            return nil
-        case .forwarded(let box):
-            return box.successOutput
-        }
+        if let forwardedOutput { return forwardedOutput }
+        guard case .success(let contentType, let output) = fields.result else { return nil }
+        return (contentType, output[...])
     }
 
     /// The error code of a failure; `nil` for a success.
     public var failureCode: String? {
-        let result = switch storage {
-        case .values(let fields): fields.result
-        case .forwarded(let box): box.fields.result
-        }
-        if case .failure(let code, _) = result { return code }
-        return nil
+        guard case .failure(let code, _) = fields.result else { return nil }
+        return code
     }
 
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
         if let record { return record.count }
         let resultBytes: Int
-        switch result {
+        switch fields.result {
         case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
         case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
         }
-        return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + resultBytes
-    }
-
-    /// The outcome as the packed record it was read from (``unpackForwarding(_:command:limits:)``)
-    /// while nothing in it has changed: sent on as these bytes, not encoded again.
-    var record: [UInt8]? {
-        if case .forwarded(let box) = storage { return box.record }
-        return nil
+        return fields.requestID.utf8.count + fields.action.utf8.count + fields.session.utf8.count
+            + fields.worker.utf8.count + resultBytes
     }
 
     /// The feature part of the action name.
@@ -209,7 +206,7 @@ public struct WireOutcome: Sendable, Hashable {
         if let output, case .success(let contentType, _) = fields.result {
             fields.result = .success(contentType: contentType, output: Array(output))
         }
-        self.init(storage: .values(fields))
+        self.init(fields)
     }
 
     /// Reads the fields; a success's output is left in the frames (the result's output is
@@ -256,7 +253,7 @@ public struct WireOutcome: Sendable, Hashable {
             (reader) throws(WireError) in try read(&reader)
         }
         let outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
-        return WireOutcome(storage: .forwarded(ForwardedRecord(fields, record: Array(frame), outputRange: outputRange)))
+        return WireOutcome(fields, record: Array(frame), outputRange: outputRange)
     }
 
     /// An outcome's fields, as values.
@@ -269,37 +266,5 @@ public struct WireOutcome: Sendable, Hashable {
         var nested: Bool
         var userInitiated: Bool
         var result: Result
-    }
-
-    /// An outcome read from a record it is to be sent on as.
-    private final class ForwardedRecord: Sendable {
-        /// The fields; where the output lies in ``record``, the result's output here is empty.
-        let fields: Fields
-        let record: [UInt8]
-        /// Where a success's output lies in ``record``.
-        private let outputRange: Range<Int>?
-
-        init(_ fields: Fields, record: [UInt8], outputRange: Range<Int>?) {
-            self.fields = fields
-            self.record = record
-            self.outputRange = outputRange
-        }
-
-        var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-            guard case .success(let contentType, let output) = fields.result else { return nil }
-            guard let outputRange else { return (contentType, output[...]) }
-            return (contentType, record[outputRange])
-        }
-
-        var result: Result {
-            guard let (contentType, output) = successOutput, outputRange != nil else { return fields.result }
-            return .success(contentType: contentType, output: Array(output))
-        }
-
-        var values: Fields {
-            var values = fields
-            values.result = result
-            return values
-        }
     }
 }
