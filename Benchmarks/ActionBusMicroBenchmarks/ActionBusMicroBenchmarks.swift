@@ -99,6 +99,34 @@ let benchmarks: @Sendable () -> Void = {
         for _ in 0..<(batch / 256) { blackHole(try WorkerMessage.decode(frames)) }
     }
 
+    // The coordinator's outcome path: a RESULT's records read and sent on to a client as an
+    // OUTCOME, either kept as the bytes they came in (what the coordinator does) or decoded and
+    // encoded again (what it did before), per outcome.
+    for forwarding in [true, false] {
+        let name = forwarding ? "codec: forward a RESULT of 250 outcomes as an OUTCOME, records kept (per outcome)"
+            : "codec: the same, each outcome decoded and encoded again (per outcome)"
+        Benchmark(name, configuration: configuration) { benchmark in
+            var result = PackedFrames()
+            // 250 a message, four messages: exactly `batch` outcomes a sample.
+            WorkerMessage.resultBatch((0..<250).map { outcome(for: request($0)) }).encode(into: &result)
+            var reply = PackedFrames()
+            benchmark.startMeasurement()
+            for _ in 0..<(batch / 250) {
+                var outcomes: [WireOutcome] = []
+                outcomes.reserveCapacity(250)
+                for index in 1..<result.count {
+                    let record = result.frame(at: index)
+                    outcomes.append(forwarding
+                        ? try WireOutcome.unpackForwarding(record, command: .result, limits: WireLimits())
+                        : try WireOutcome.unpack(record, command: .result, limits: WireLimits()))
+                }
+                reply.removeAll()
+                ClientReply.outcomeBatch(outcomes).encode(into: &reply)
+                blackHole(reply.bytes.count)
+            }
+        }
+    }
+
     // MARK: Coordinator
 
     Benchmark("coordinator: accept, route and finish one request (core, no sockets)", configuration: configuration) { benchmark in

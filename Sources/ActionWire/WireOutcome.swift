@@ -202,17 +202,13 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
-        var (fields, output) = try Self.read(&reader)
-        if let output, case .success(let contentType, _) = fields.result {
-            fields.result = .success(contentType: contentType, output: Array(output))
-        }
-        self.init(fields)
+        self.init(try Self.read(&reader, copyingOutput: true).fields)
     }
 
-    /// Reads the fields; a success's output is left in the frames (the result's output is
-    /// empty) and returned beside them.
+    /// Reads the fields; unless `copyingOutput`, a success's output is left in the frames (the
+    /// result's output is empty) and returned beside them.
     private static func read<Frames>(
-        _ reader: inout FrameReader<Frames>
+        _ reader: inout FrameReader<Frames>, copyingOutput: Bool
     ) throws(WireError) -> (fields: Fields, output: ArraySlice<UInt8>?) {
         let requestID = try reader.name("request id")
         let action = try reader.name("action")
@@ -227,8 +223,14 @@ public struct WireOutcome: Sendable, Hashable {
         switch kind {
         case 0:
             let contentType = try reader.contentType()
-            output = try reader.body("output")
-            result = .success(contentType: contentType, output: [])
+            let body = try reader.body("output")
+            if copyingOutput {
+                result = .success(contentType: contentType, output: Array(body))
+                output = nil
+            } else {
+                result = .success(contentType: contentType, output: [])
+                output = body
+            }
         case 1:
             let code = try reader.name("error code")
             result = .failure(code: code, message: try reader.text("error message"))
@@ -250,7 +252,7 @@ public struct WireOutcome: Sendable, Hashable {
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> WireOutcome {
         let (fields, output) = try PackedRecord.read(frame, command: command, limits: limits) {
-            (reader) throws(WireError) in try read(&reader)
+            (reader) throws(WireError) in try read(&reader, copyingOutput: false)
         }
         let outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
         return WireOutcome(fields, record: Array(frame), outputRange: outputRange)
