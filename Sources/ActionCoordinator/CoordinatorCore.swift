@@ -219,7 +219,9 @@ public final class CoordinatorCore {
                 outbox.send(.accepted(requestID: request.requestID), to: client)
             }
         case .performBatch(let requests):
-            receivedPerforms(count: requests.count, from: client, now: now) { take in requests.forEach(take) }
+            receivedPerforms(count: requests.count, from: client, now: now) { take in
+                for request in requests { take(request, nil) }
+            }
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
         case .acknowledge(let requestIDs):
@@ -459,13 +461,18 @@ public final class CoordinatorCore {
     /// them (so that no array of a message's requests is made): accepted in order, then
     /// dispatched once, so the lanes fill before workers are chosen. One ACCEPTED names every
     /// request of the message that was accepted.
+    ///
+    /// `take`'s second argument is the request's input when a decode left it in its message
+    /// (``WireRequest/unpackLeavingInput(_:command:limits:)``; the request's own is then
+    /// empty), or `nil` for the request's own: the pending request copies it from there.
     public func receivedPerforms(
-        count: Int, from client: ClientAddress, now: ContinuousClock.Instant, _ read: (_ take: (WireRequest) -> Void) -> Void
+        count: Int, from client: ClientAddress, now: ContinuousClock.Instant,
+        _ read: (_ take: (WireRequest, _ input: ArraySlice<UInt8>?) -> Void) -> Void
     ) {
         var accepted: [String] = []
         accepted.reserveCapacity(count)
-        read { request in
-            if perform(request, from: client, now: now, dispatching: false) { accepted.append(request.requestID) }
+        read { request, input in
+            if perform(request, input: input, from: client, now: now, dispatching: false) { accepted.append(request.requestID) }
         }
         if !accepted.isEmpty { outbox.send(.accepted(requestIDs: accepted), to: client) }
         dispatch(now: now)
@@ -482,7 +489,13 @@ public final class CoordinatorCore {
 
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
     /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
-    private func perform(_ request: WireRequest, from client: ClientAddress, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
+    /// `input`, when given, is the request's input as its decode left it in the message (the
+    /// request's own is empty then).
+    private func perform(
+        _ request: WireRequest, input: ArraySlice<UInt8>? = nil, from client: ClientAddress, now: ContinuousClock.Instant,
+        dispatching: Bool = true
+    ) -> Bool {
+        let input = input ?? request.input[...]
         // Hashed once for the three tables it is looked for or kept in.
         let idTag = RequestTable.tag(of: request.requestID)
         if let (outcome, origin) = completed.lookup(request.requestID, idTag: idTag) {
@@ -490,7 +503,7 @@ public final class CoordinatorCore {
                 refuseNotOwner(request, from: client)
                 return false
             }
-            if let conflict = conflict(request, original: (outcome.action, outcome.session, origin?.inputDigest)) {
+            if let conflict = conflict(request, input: input, original: (outcome.action, outcome.session, origin?.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
                 return false
             }
@@ -503,7 +516,7 @@ public final class CoordinatorCore {
                 refuseNotOwner(request, from: client)
                 return false
             }
-            if let conflict = conflict(request, original: (pending.action, pending.session, pending.inputDigest)) {
+            if let conflict = conflict(request, input: input, original: (pending.action, pending.session, pending.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
                 return false
             }
@@ -512,7 +525,7 @@ public final class CoordinatorCore {
             pending.client = client
             return true
         }
-        guard PendingRequest.fits(request) else {
+        guard PendingRequest.fits(request, input: input) else {
             // The wire codec's limits are far lower: only a request made in this process gets here.
             counters.malformedClientMessages += 1
             let message = "request \(request.requestID) has an empty content type, a name over \(PendingRequest.maxNameBytes) bytes or an input over \(PendingRequest.maxInputBytes) bytes"
@@ -534,7 +547,7 @@ public final class CoordinatorCore {
             ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
         let timeout = min(asked, configuration.maxTimeout)
         nextOrder += 1
-        let pending = PendingRequest.make(request, sender: sender, order: nextOrder, deadline: now + timeout, idTag: idTag)
+        let pending = PendingRequest.make(request, input: input, sender: sender, order: nextOrder, deadline: now + timeout, idTag: idTag)
         requests.insert(pending)
         share.unfinished += 1
         if isServed(request.action) {
@@ -548,7 +561,7 @@ public final class CoordinatorCore {
         }
         enqueue(pending, atHead: false)
         counters.accepted += 1
-        outbox.journal(.accepted(request, deadline: Date().addingTimeInterval(timeout.timeInterval)))
+        outbox.journal(.accepted(Self.request(request, withInput: input), deadline: Date().addingTimeInterval(timeout.timeInterval)))
         if dispatching { dispatch(now: now) }
         return true
     }
@@ -576,11 +589,21 @@ public final class CoordinatorCore {
 
     /// What differs between a request and the one first sent under its id, if anything: a
     /// resend is the same request; anything else reusing the id must not get the other's outcome.
-    private func conflict(_ request: WireRequest, original: (action: String, session: String, input: UInt64?)) -> String? {
+    private func conflict(
+        _ request: WireRequest, input: ArraySlice<UInt8>, original: (action: String, session: String, input: UInt64?)
+    ) -> String? {
         if request.action != original.action { return "action \(original.action)" }
         if request.session != original.session { return "session '\(original.session)'" }
-        if let digest = original.input, digest != InputDigest.of(request.input) { return "another input" }
+        if let digest = original.input, digest != InputDigest.of(input) { return "another input" }
         return nil
+    }
+
+    /// `request` with `input` as its own (for the journal, which keeps the whole request).
+    private static func request(_ request: WireRequest, withInput input: ArraySlice<UInt8>) -> WireRequest {
+        guard request.input.isEmpty, !input.isEmpty else { return request }
+        var whole = request
+        whole.input = Array(input)
+        return whole
     }
 
     private func refuseConflict(_ request: WireRequest, from client: ClientAddress, _ difference: String) {

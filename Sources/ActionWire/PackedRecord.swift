@@ -173,6 +173,20 @@ extension WireRequest {
     public static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireRequest {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireRequest(reading: &reader) }
     }
+
+    /// Decodes a packed request record, checked as ``unpack(_:command:limits:)`` checks it, but
+    /// leaves its input in `frame`: the request's `input` is empty and the input is returned
+    /// beside it. For a reader that copies the input elsewhere at once (the coordinator, into
+    /// its pending request) and so need not make an array of it first.
+    public static func unpackLeavingInput(
+        _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
+    ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
+            var input: ArraySlice<UInt8> = []
+            let request = try WireRequest(reading: &reader, leavingInput: &input)
+            return (request, input)
+        }
+    }
 }
 
 extension WireOutcome {

@@ -85,6 +85,14 @@ public struct WireRequest: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
+        var input: ArraySlice<UInt8> = []
+        try self.init(reading: &reader, leavingInput: &input)
+        self.input = Array(input)
+    }
+
+    /// Reads the fields but the input, which is left in the frames and set in `input`: the
+    /// request's own `input` is empty.
+    init<Frames>(reading reader: inout FrameReader<Frames>, leavingInput input: inout ArraySlice<UInt8>) throws(WireError) {
         requestID = try reader.name("request id")
         action = try reader.name("action")
         guard WireName.isActionName(action) else {
@@ -93,7 +101,8 @@ public struct WireRequest: Sendable, Hashable {
         session = try reader.name("session", allowEmpty: true)
         timeoutMilliseconds = try reader.uint32("timeout")
         contentType = try reader.contentType()
-        input = Array(try reader.body("input"))
+        input = try reader.body("input")
+        self.input = []
         userInitiated = true
         if reader.remaining > 0 {
             let flags = try reader.fixed("flags", size: 1)

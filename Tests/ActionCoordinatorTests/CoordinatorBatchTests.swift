@@ -1,4 +1,5 @@
 import ActionCoordinator
+import ActionJournal
 import ActionWire
 import Testing
 
@@ -17,6 +18,45 @@ struct CoordinatorBatchTests {
         #expect(h.acceptedIDs == ["b1", "b2", "b3"])
         #expect(h.requestIDs(to: w1) == ["b1", "b2", "b3"])
         #expect(h.core.statistics.accepted == 3)
+    }
+
+    /// The requests of a PERFORM as the driver hands them over: decoded with their inputs left
+    /// in the message (`unpackLeavingInput`), each taken with that slice.
+    private func performLeavingInputs(_ requests: [WireRequest], to h: CoordinatorHarness) throws {
+        var message = PackedFrames()
+        ClientMessage.performBatch(requests).encode(into: &message)
+        let decoded = try (1..<message.count).map {
+            try WireRequest.unpackLeavingInput(message.frame(at: $0), command: .perform, limits: WireLimits())
+        }
+        h.core.receivedPerforms(count: decoded.count, from: h.client, now: h.at(.zero)) { take in
+            for (request, input) in decoded {
+                #expect(request.input.isEmpty)
+                take(request, input)
+            }
+        }
+    }
+
+    @Test func inputsLeftInTheMessageGoToWorkersAndTheJournalWholeAndTellResendsFromReuses() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 10)
+        let requests = [h.request("i1", input: #"{"text":"one"}"#), h.request("i2", input: #"{"text":"two"}"#), h.request("i3", input: "")]
+        try performLeavingInputs(requests, to: h)
+        #expect(h.acceptedIDs == ["i1", "i2", "i3"])
+        #expect(h.requests(to: w1).map(\.input) == requests.map(\.input))
+        // The journal keeps the whole request, input and all.
+        let journaled = h.outbox.journaled.compactMap { record -> WireRequest? in
+            if case .accepted(let request, _) = record { return request }
+            return nil
+        }
+        #expect(journaled == requests)
+        // A resend with the same input is the same request; with another, a conflict.
+        try performLeavingInputs([requests[0]], to: h)
+        var reused = requests[1]
+        reused.input = Array(#"{"text":"other"}"#.utf8)
+        try performLeavingInputs([reused], to: h)
+        #expect(h.core.statistics.duplicates == 1)
+        #expect(h.outcomes.map(\.failureCode) == ["idempotencyConflict"])
+        #expect(h.requests(to: w1).count == 3)
     }
 
     @Test func aBatchOfResultsReturnsEveryCreditAndAnswersEveryClient() {

@@ -50,6 +50,31 @@ struct PackedRecordFieldTests {
         #expect(buffer == [0xAB] + outcome.packed + request.packed + background.packed)
     }
 
+    @Test func aRequestDecodedLeavingItsInputIsThePlainDecodeAndRefusedAlike() throws {
+        var background = WireRequest(requestID: "r1", action: "Echo.say", session: "s", timeoutMilliseconds: 250,
+                                     contentType: "text/plain", input: Array("hello".utf8))
+        background.userInitiated = false
+        for request in [background, WireRequest(requestID: "r2", action: "Echo.say", input: [])] {
+            let message = [0xEE] + request.packed + [0xFF]
+            let record = message[1..<(message.count - 1)]
+            let (head, input) = try WireRequest.unpackLeavingInput(record, command: .perform, limits: WireLimits())
+            #expect(head.input.isEmpty && Array(input) == request.input)
+            var whole = head
+            whole.input = Array(input)
+            #expect(whole == request)
+        }
+        // An input over the limit, an action without a dot, unknown flags: refused by both.
+        var limits = WireLimits()
+        limits.maxBodyBytes = 4
+        let noDot = WireRequest(requestID: "r3", action: "Echo", input: []).packed
+        var badFlags = background.packed
+        badFlags[badFlags.count - 1] = 0x80
+        for (record, limits) in [(background.packed, limits), (noDot, WireLimits()), (badFlags, WireLimits())] {
+            #expect(throws: WireError.self) { try WireRequest.unpack(record[...], command: .perform, limits: limits) }
+            #expect(throws: WireError.self) { try WireRequest.unpackLeavingInput(record[...], command: .perform, limits: limits) }
+        }
+    }
+
     @Test func hexTextOfEveryByte() {
         let bytes = (0...255).map { UInt8($0) }
         let expected = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

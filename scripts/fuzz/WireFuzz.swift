@@ -36,7 +36,14 @@ public func fuzzWireCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? MajordomoWorkerMessage.decode(frames, at: 1, limits: limits)
     }
     if frames.count > 0 {
-        _ = try? WireRequest.unpack(frames.frame(at: 0), command: .perform, limits: limits)
+        let request = try? WireRequest.unpack(frames.frame(at: 0), command: .perform, limits: limits)
+        // What the coordinator takes, the input left in the message, is the plain decode or refused alike.
+        let leavingInput = (try? WireRequest.unpackLeavingInput(frames.frame(at: 0), command: .perform, limits: limits)).map {
+            var whole = $0.request
+            whole.input = Array($0.input)
+            return whole
+        }
+        precondition(leavingInput == request, "request decoded leaving its input reads as the plain decode")
         let plain = try? WireOutcome.unpack(frames.frame(at: 0), command: .outcome, limits: limits)
         // What the coordinator forwards reads as the plain decode, or is refused alike, and goes out as it came.
         let forwarded = try? WireOutcome.unpackForwarding(frames.frame(at: 0), command: .result, limits: limits)

@@ -380,7 +380,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             core.receivedPerforms(count: frames.count - 2, from: client, now: .now) { take in
                 for index in 2..<frames.count {
                     do throws(WireError) {
-                        take(try WireRequest.unpack(frames.frame(at: index), command: .perform, limits: limits))
+                        // The input stays in the message: the pending request copies it from there.
+                        let (request, input) = try WireRequest.unpackLeavingInput(frames.frame(at: index), command: .perform, limits: limits)
+                        take(request, input)
                     } catch {
                         refuse(frames.frame(at: index), error, to: client)
                     }

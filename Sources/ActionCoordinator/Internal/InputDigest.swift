@@ -31,4 +31,8 @@ enum InputDigest {
     static func of(_ bytes: [UInt8]) -> UInt64 {
         bytes.withUnsafeBytes { of($0) }
     }
+
+    static func of(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.withUnsafeBytes { of($0) }
+    }
 }

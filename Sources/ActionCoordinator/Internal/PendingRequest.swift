@@ -63,20 +63,23 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     static let maxInputBytes = Int(UInt32.max)
 
     /// Whether `request` fits: its names at most ``maxNameBytes`` long, its content type not
-    /// empty (a stored length of 0 means JSON), its input at most ``maxInputBytes``. Anything
-    /// the wire codec decodes does.
-    static func fits(_ request: WireRequest) -> Bool {
+    /// empty (a stored length of 0 means JSON), its input (`input` when given, else its own) at
+    /// most ``maxInputBytes``. Anything the wire codec decodes does.
+    static func fits(_ request: WireRequest, input: ArraySlice<UInt8>? = nil) -> Bool {
         !request.contentType.isEmpty
             && request.requestID.utf8.count <= maxNameBytes && request.action.utf8.count <= maxNameBytes
             && request.session.utf8.count <= maxNameBytes && request.contentType.utf8.count <= maxNameBytes
-            && request.input.count <= maxInputBytes
+            && (input?.count ?? request.input.count) <= maxInputBytes
     }
 
-    /// Packs `request`, which must fit (``fits(_:)``).
+    /// Packs `request`, which must fit (``fits(_:input:)``), with `input` when given (the input
+    /// as a decode left it in its message), else its own.
     /// `idTag` is ``IDTable/tag(of:)`` of its id, when the caller has it already.
     static func make(
-        _ request: WireRequest, sender: RequestSender?, order: UInt64, deadline: ContinuousClock.Instant, idTag: UInt32? = nil
+        _ request: WireRequest, input: ArraySlice<UInt8>? = nil, sender: RequestSender?, order: UInt64,
+        deadline: ContinuousClock.Instant, idTag: UInt32? = nil
     ) -> PendingRequest {
+        let input = input ?? request.input[...]
         let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
         let fields = Fields(
             sender: sender, order: order, deadlineOffset: ClockOffset.of(deadline),
@@ -84,9 +87,9 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
             idTag: idTag ?? RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
             sessionCount: UInt16(request.session.utf8.count), contentTypeCount: UInt16(contentType),
-            inputCount: UInt32(request.input.count), userInitiated: request.userInitiated
+            inputCount: UInt32(input.count), userInitiated: request.userInitiated
         )
-        let tail = Int(fields.idCount) + Int(fields.actionCount) + Int(fields.sessionCount) + contentType + request.input.count
+        let tail = Int(fields.idCount) + Int(fields.actionCount) + Int(fields.sessionCount) + contentType + input.count
         let pending = unsafeDowncast(create(minimumCapacity: tail) { _ in fields }, to: PendingRequest.self)
         pending.withUnsafeMutablePointerToElements { start in
             // A cursor of its own, not a captured local: a closure capturing a mutable local
@@ -96,7 +99,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
             cursor.copy(request.action.utf8)
             cursor.copy(request.session.utf8)
             if contentType > 0 { cursor.copy(request.contentType.utf8) }
-            cursor.copy(request.input)
+            cursor.copy(input)
         }
         return pending
     }
