@@ -20,6 +20,9 @@ import Logging
 public final class CoordinatorCore {
     private let configuration: CoordinatorConfiguration
     private unowned let outbox: any CoordinatorOutbox
+    /// The outbox again when it takes pending requests themselves (the driver): asked once here,
+    /// not with a cast per request.
+    private unowned let pendingRequestOutbox: (any PendingRequestOutbox)?
     private let logger: Logger
 
     @exclusivity(unchecked) private var requests = RequestTable()
@@ -94,6 +97,7 @@ public final class CoordinatorCore {
     ) {
         self.configuration = configuration
         self.outbox = outbox
+        self.pendingRequestOutbox = outbox as? any PendingRequestOutbox
         self.logger = logger
         self.startedAt = now
         self.owedOutcomeGraceNanoseconds = configuration.owedOutcomeGrace.wholeNanoseconds
@@ -1227,8 +1231,13 @@ public final class CoordinatorCore {
         if pending.hasSession { sessions[pending.session]?.lastUsed = now }
         worker.inFlight.insert(pending)
         freeCredits -= 1
-        let packed = pending.packed(timeoutMilliseconds: WireRequest.timeoutMilliseconds(pending.deadline - now))
-        guard !outbox.send(.packedRequest(packed), to: worker.id) else { return }
+        let timeout = WireRequest.timeoutMilliseconds(pending.deadline - now)
+        let sent = if let pendingRequestOutbox {
+            pendingRequestOutbox.send(pending, timeoutMilliseconds: timeout, to: worker.id)
+        } else {
+            outbox.send(.packedRequest(pending.packed(timeoutMilliseconds: timeout)), to: worker.id)
+        }
+        guard !sent else { return }
         worker.inFlight.remove(pending)
         freeCredits += 1
         pending.placement = .queued

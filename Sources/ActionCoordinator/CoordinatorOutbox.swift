@@ -52,3 +52,12 @@ public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
         routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
+
+/// An outbox that takes a chosen request as the pending request itself, and writes its REQUEST
+/// record straight into the message it goes out in (the coordinator's driver). Any other
+/// outbox is sent the request packed into a record of its own.
+protocol PendingRequestOutbox: AnyObject {
+    /// Sends `pending` to `worker` with `timeoutMilliseconds` left, as ``CoordinatorOutbox/send(_:to:)``
+    /// sends a REQUEST; returns `false` when the worker is unreachable.
+    func send(_ pending: PendingRequest, timeoutMilliseconds: UInt32, to worker: WorkerID) -> Bool
+}

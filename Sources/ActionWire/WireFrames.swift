@@ -94,6 +94,17 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
         ends.append(bytes.count)
     }
 
+    /// Appends a frame of `count` bytes that `write` fills in place (every one of them): a
+    /// record made straight into the message, with no array of its own.
+    public mutating func appendFrame(count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBufferPointer { all in
+            write(UnsafeMutableBufferPointer(rebasing: all[start..<(start + count)]))
+        }
+        ends.append(bytes.count)
+    }
+
     /// Removes every frame, keeping the capacity for the next message.
     public mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)

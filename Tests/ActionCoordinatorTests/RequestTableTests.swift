@@ -21,6 +21,7 @@ struct RequestTableTests {
                         timeoutMilliseconds: 1_000, contentType: "text/plain", input: Array("hello".utf8)),
             WireRequest(requestID: long, action: "F." + long, session: long, timeoutMilliseconds: .max,
                         contentType: "application/octet-stream", input: Array(repeating: 7, count: 70_000)),
+            WireRequest(requestID: "b", action: "Echo.say", session: "s", timeoutMilliseconds: 5, input: [1], userInitiated: false),
         ]
         for request in cases {
             let pending = PendingRequest.make(request, sender: nil, order: 9, deadline: .now)
@@ -35,6 +36,16 @@ struct RequestTableTests {
             #expect(packed.request == restamped)
             #expect(packed.requestID == request.requestID)
             #expect(packed.input == request.input[...])
+            // Written straight into a message (what the driver does): the same record, the
+            // frames around it untouched.
+            var message = PackedFrames()
+            message.append([0xAA])
+            OutgoingRequest.pending(pending, timeoutMilliseconds: 77).append(to: &message)
+            message.append([0xBB])
+            #expect(message.count == 3 && Array(message.frame(at: 1)) == packed.record)
+            #expect(Array(message.frame(at: 0)) == [0xAA] && Array(message.frame(at: 2)) == [0xBB])
+            #expect(OutgoingRequest.pending(pending, timeoutMilliseconds: 77).byteCount == packed.record.count)
+            #expect(OutgoingRequest.pending(pending, timeoutMilliseconds: 77).requestID == request.requestID)
         }
     }
 

@@ -15,7 +15,7 @@ import ZeroMQ
 /// goes on reading and routing. The ACCEPTEDs of a batch go out as one message per
 /// client. A reply that finds its client's queue full is kept, in order, in that client's
 /// backlog and sent when there is room: a live client never loses a reply to a high-water mark.
-final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
+final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox, PendingRequestOutbox {
     /// Messages read from one socket before the loop looks at the others.
     private static let batchSize = 256
     /// About how many records one read of a socket takes before the loop turns: messages carry
@@ -63,7 +63,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     @exclusivity(unchecked) private var workerRoutingIDs = RoutingIDCache()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Requests chosen for each worker during this batch, sent together when it ends.
-    @exclusivity(unchecked) private var requestBatches: [WorkerID: GatheredRecords<PackedRequest>] = [:]
+    @exclusivity(unchecked) private var requestBatches: [WorkerID: GatheredRecords<OutgoingRequest>] = [:]
     /// Requests whose message could not leave, for the core at the end of the batch.
     @exclusivity(unchecked) private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers a send failed to in the batch being handled.
@@ -729,23 +729,30 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        let request: PackedRequest
         switch instruction {
-        case .packedRequest(let packed): request = packed
-        case .request(let unpacked): request = PackedRequest(record: unpacked.packed)
+        case .packedRequest(let packed): gather(.packed(packed), for: worker)
+        case .request(let unpacked): gather(.packed(PackedRequest(record: unpacked.packed)), for: worker)
         default:
             // Whatever else goes to the worker (a CANCEL, say) follows the requests chosen before it.
             if requestBatches[worker] != nil { sendRequestBatch(to: worker) }
             return transmit(instruction, to: worker)
         }
+        return true
+    }
+
+    func send(_ pending: PendingRequest, timeoutMilliseconds: UInt32, to worker: WorkerID) -> Bool {
+        gather(.pending(pending, timeoutMilliseconds: timeoutMilliseconds), for: worker)
+        return true
+    }
+
+    private func gather(_ request: OutgoingRequest, for worker: WorkerID) {
         if let gathered = requestBatches[worker] {
-            gathered.append(request, bytes: request.record.count)
+            gathered.append(request, bytes: request.byteCount)
         } else {
-            let gathered = GatheredRecords<PackedRequest>()
-            gathered.append(request, bytes: request.record.count)
+            let gathered = GatheredRecords<OutgoingRequest>()
+            gathered.append(request, bytes: request.byteCount)
             requestBatches[worker] = gathered
         }
-        return true
     }
 
     func withdrawRequests(to worker: WorkerID) -> [String] {
@@ -778,15 +785,26 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
         // An MDP/0.1 worker takes one request a message.
         let maxRecords = majordomoWorkers[worker] != nil ? 1 : WireBatching.maxRecords
-        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.record.count }) {
-            let instruction: WorkerInstruction = run.count == 1 ? .packedRequest(requests[run.lowerBound])
-                : .packedRequests(WireBatching.records(requests, in: run))
-            guard transmit(instruction, to: worker) else {
+        for run in WireBatching.runs(of: requests, maxRecords: maxRecords, size: { $0.byteCount }) {
+            guard transmitRequests(requests[run], to: worker) else {
                 unreachableThisBatch.insert(worker)
                 undeliveredRequests.append((worker, requests[run.lowerBound...].map(\.requestID)))
                 return
             }
         }
+    }
+
+    /// One REQUEST of `requests`, each record written straight into the message.
+    private func transmitRequests(_ requests: ArraySlice<OutgoingRequest>, to worker: WorkerID) -> Bool {
+        if majordomoWorkers[worker] != nil || majordomoSender?.id == worker {
+            return transmit(requests.count == 1 ? .packedRequest(requests[requests.startIndex].packed)
+                            : .packedRequests(requests.map(\.packed)), to: worker)
+        }
+        outgoing.removeAll()
+        outgoing.append(worker.routingID)
+        outgoing.append(WireHeader.bytes(.request))
+        for request in requests { request.append(to: &outgoing) }
+        return sendOutgoing(to: worker)
     }
 
     private func transmit(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
@@ -796,6 +814,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         outgoing.removeAll()
         outgoing.append(worker.routingID)
         instruction.encode(into: &outgoing)
+        return sendOutgoing(to: worker)
+    }
+
+    /// Sends the message built in `outgoing` on the workers socket; `false` when it cannot leave.
+    private func sendOutgoing(to worker: WorkerID) -> Bool {
         do {
             try workers.send(outgoing, options: .dontWait)
             return true

@@ -166,38 +166,52 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     /// The request as its wire record, with `timeoutMilliseconds` (the time it has left) in place
     /// of the timeout it came with: one allocation, the bytes copied as they are.
     func packed(timeoutMilliseconds: UInt32) -> PackedRequest {
+        let total = packedCount
+        let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            writePacked(into: buffer, timeoutMilliseconds: timeoutMilliseconds)
+            initialized = total
+        }
+        return PackedRequest(record: record, fieldCount: WireRequest.frameCount + (userInitiated ? 0 : 1))
+    }
+
+    /// How many bytes its wire record takes (``packed(timeoutMilliseconds:)``).
+    var packedCount: Int {
         // The lengths only, read in place: a copy of the whole header retains what it holds.
         let (idCount, actionCount, sessionCount, storedContentTypeCount, inputCount, userInitiated) = withFields {
             ($0.idCount.int, $0.actionCount.int, $0.sessionCount.int, $0.contentTypeCount.int, Int($0.inputCount), $0.userInitiated)
         }
         let contentTypeCount = storedContentTypeCount == 0 ? WireRequest.json.utf8.count : storedContentTypeCount
-        let flagsBytes = userInitiated ? 0 : 5
-        let total = 24 + idCount + actionCount + sessionCount + 4 + contentTypeCount + inputCount + flagsBytes
-        let record = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            withUnsafeMutablePointerToElements { start in
-                var source = UnsafePointer(start)
-                var cursor = ByteCursor(buffer.baseAddress!)
-                cursor.copyField(from: &source, count: idCount)
-                cursor.copyField(from: &source, count: actionCount)
-                cursor.copyField(from: &source, count: sessionCount)
-                cursor.storeLength(4)
-                cursor.storeLength(Int(timeoutMilliseconds))
-                if storedContentTypeCount == 0 {
-                    cursor.storeLength(contentTypeCount)
-                    cursor.copy(WireRequest.json.utf8)
-                } else {
-                    cursor.copyField(from: &source, count: contentTypeCount)
-                }
-                cursor.copyField(from: &source, count: inputCount)
-                if !userInitiated {
-                    cursor.storeLength(1)
-                    cursor.copy(CollectionOfOne(WireRequest.notUserInitiatedFlags))
-                }
-                assert(cursor.next - buffer.baseAddress! == total)
-            }
-            initialized = total
+        return 24 + idCount + actionCount + sessionCount + 4 + contentTypeCount + inputCount + (userInitiated ? 0 : 5)
+    }
+
+    /// Writes its wire record (``packed(timeoutMilliseconds:)``) into `buffer`, which must hold
+    /// exactly ``packedCount`` bytes: a message's buffer, say, so that the record is made nowhere else.
+    func writePacked(into buffer: UnsafeMutableBufferPointer<UInt8>, timeoutMilliseconds: UInt32) {
+        let (idCount, actionCount, sessionCount, storedContentTypeCount, inputCount, userInitiated) = withFields {
+            ($0.idCount.int, $0.actionCount.int, $0.sessionCount.int, $0.contentTypeCount.int, Int($0.inputCount), $0.userInitiated)
         }
-        return PackedRequest(record: record, fieldCount: WireRequest.frameCount + (userInitiated ? 0 : 1))
+        let contentTypeCount = storedContentTypeCount == 0 ? WireRequest.json.utf8.count : storedContentTypeCount
+        withUnsafeMutablePointerToElements { start in
+            var source = UnsafePointer(start)
+            var cursor = ByteCursor(buffer.baseAddress!)
+            cursor.copyField(from: &source, count: idCount)
+            cursor.copyField(from: &source, count: actionCount)
+            cursor.copyField(from: &source, count: sessionCount)
+            cursor.storeLength(4)
+            cursor.storeLength(Int(timeoutMilliseconds))
+            if storedContentTypeCount == 0 {
+                cursor.storeLength(contentTypeCount)
+                cursor.copy(WireRequest.json.utf8)
+            } else {
+                cursor.copyField(from: &source, count: contentTypeCount)
+            }
+            cursor.copyField(from: &source, count: inputCount)
+            if !userInitiated {
+                cursor.storeLength(1)
+                cursor.copy(CollectionOfOne(WireRequest.notUserInitiatedFlags))
+            }
+            precondition(cursor.next - buffer.baseAddress! == buffer.count, "a pending request's record fills its buffer exactly")
+        }
     }
 
     /// Its lane: its session's, or without a session its action's.
