@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interleaved A/B of two builds of actionbus: each round runs a bus (coordinator, two workers,
-# `actionbus bench`) of the baseline and then of the candidate, back to back, so both see the
-# same minutes of this machine, whose speed drifts by a third between runs. Prints, per round
+# `actionbus bench`) of each build, back to back, so both see the
+# same minutes of this machine, whose speed drifts by a third between runs (the order alternates
+# from round to round, so that drift within a round favours neither). Prints, per round
 # and build, the throughput at 1 000 in flight with each process's CPU per request, then p50
 # latency at one in flight.
 #
@@ -57,12 +58,19 @@ PY
 echo "baseline:  $baseline"
 echo "candidate: $candidate"
 echo "## 1 000 in flight, 150 000 requests (CPU per request; client CPU includes its start-up)"
-for round in $(seq 1 "$rounds"); do
-    run_bus "round $round baseline " "$baseline" 150000 1000
-    run_bus "round $round candidate" "$candidate" 150000 1000
-done
+# The order alternates from round to round: the machine drifts within a round too, and a
+# fixed order would credit the drift to whichever build runs second (one A/B that always ran
+# the baseline first, while the machine sped up, showed three times the real gain).
+pair() {
+    local round=$1 requests=$2 concurrency=$3
+    if (( round % 2 == 1 )); then
+        run_bus "round $round baseline " "$baseline" "$requests" "$concurrency"
+        run_bus "round $round candidate" "$candidate" "$requests" "$concurrency"
+    else
+        run_bus "round $round candidate" "$candidate" "$requests" "$concurrency"
+        run_bus "round $round baseline " "$baseline" "$requests" "$concurrency"
+    fi
+}
+for round in $(seq 1 "$rounds"); do pair "$round" 150000 1000; done
 echo "## 1 in flight, 4 000 requests"
-for round in $(seq 1 "$rounds"); do
-    run_bus "round $round baseline " "$baseline" 4000 1
-    run_bus "round $round candidate" "$candidate" 4000 1
-done
+for round in $(seq 1 "$rounds"); do pair "$round" 4000 1; done
