@@ -13,109 +13,90 @@ public struct WireOutcome: Sendable, Hashable {
         case failure(code: String, message: String)
     }
 
-    /// The fields. For an outcome read to be sent on, a success's output is empty here: it lies
-    /// in ``record``.
-    private var fields: Fields
+    /// The request this outcome answers.
+    public var requestID: String { didSet { dropRecord() } }
+    /// The full action name.
+    public var action: String { didSet { dropRecord() } }
+    /// The session the action ran in.
+    public var session: String { didSet { dropRecord() } }
+    /// The name of the worker that ran it; empty when the coordinator answered itself.
+    public var worker: String { didSet { dropRecord() } }
+    /// Whether this outcome closes the feature's action stack.
+    public var closeActionStack: Bool { didSet { dropRecord() } }
+    /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
+    /// client requesting it: it answers no request and returns no credit; its id is the
+    /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
+    public var nested: Bool { didSet { dropRecord() } }
+    /// Whether the session it ran in counts its actions as user-initiated (Flint's
+    /// `userInitiatedActions`); false for a background session's.
+    public var userInitiated: Bool { didSet { dropRecord() } }
+    /// Success or failure.
+    public var result: Result {
+        get {
+            guard let (contentType, output) = forwardedOutput else { return storedResult }
+            return .success(contentType: contentType, output: Array(output))
+        }
+        set {
+            record = nil
+            outputRange = nil
+            storedResult = newValue
+        }
+    }
+
+    /// The result; a forwarded success's output is empty here, since it lies in ``record``.
+    private var storedResult: Result
     /// The packed record the outcome was read from (``unpackForwarding(_:command:limits:)``),
     /// while nothing in it has changed: the coordinator sends, journals and publishes these
     /// bytes as they came, not the fields encoded again. A change drops it.
     private(set) var record: [UInt8]?
-    /// Where a success's output lies in ``record``.
+    /// Where a forwarded success's output lies in ``record``.
     private var outputRange: Range<Int>?
-
-    /// The request this outcome answers.
-    public var requestID: String {
-        get { fields.requestID }
-        set { change { $0.requestID = newValue } }
-    }
-    /// The full action name.
-    public var action: String {
-        get { fields.action }
-        set { change { $0.action = newValue } }
-    }
-    /// The session the action ran in.
-    public var session: String {
-        get { fields.session }
-        set { change { $0.session = newValue } }
-    }
-    /// The name of the worker that ran it; empty when the coordinator answered itself.
-    public var worker: String {
-        get { fields.worker }
-        set { change { $0.worker = newValue } }
-    }
-    /// Whether this outcome closes the feature's action stack.
-    public var closeActionStack: Bool {
-        get { fields.closeActionStack }
-        set { change { $0.closeActionStack = newValue } }
-    }
-    /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
-    /// client requesting it: it answers no request and returns no credit; its id is the
-    /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
-    public var nested: Bool {
-        get { fields.nested }
-        set { change { $0.nested = newValue } }
-    }
-    /// Whether the session it ran in counts its actions as user-initiated (Flint's
-    /// `userInitiatedActions`); false for a background session's.
-    public var userInitiated: Bool {
-        get { fields.userInitiated }
-        set { change { $0.userInitiated = newValue } }
-    }
-    /// Success or failure.
-    public var result: Result {
-        get {
-            guard let (contentType, output) = forwardedOutput else { return fields.result }
-            return .success(contentType: contentType, output: Array(output))
-        }
-        set { change { $0.result = newValue } }
-    }
 
     /// Creates an outcome.
     public init(
         requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
         nested: Bool = false, userInitiated: Bool = true, result: Result
     ) {
-        fields = Fields(
-            requestID: requestID, action: action, session: session, worker: worker,
-            closeActionStack: closeActionStack, nested: nested, userInitiated: userInitiated, result: result
-        )
-    }
-
-    private init(_ fields: Fields, record: [UInt8]? = nil, outputRange: Range<Int>? = nil) {
-        self.fields = fields
-        self.record = record
-        self.outputRange = outputRange
+        self.requestID = requestID
+        self.action = action
+        self.session = session
+        self.worker = worker
+        self.closeActionStack = closeActionStack
+        self.nested = nested
+        self.userInitiated = userInitiated
+        storedResult = result
     }
 
     /// A forwarded success's content type and output, read from its record.
     private var forwardedOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        guard let record, let outputRange, case .success(let contentType, _) = fields.result else { return nil }
+        guard let record, let outputRange, case .success(let contentType, _) = storedResult else { return nil }
         return (contentType, record[outputRange])
     }
 
-    /// All the fields, as values (a forwarded outcome's output copied out of its record).
-    private var values: Fields {
-        guard forwardedOutput != nil else { return fields }
-        var values = fields
-        values.result = result
-        return values
-    }
-
-    private mutating func change(_ update: (inout Fields) -> Void) {
-        var values = self.values
-        update(&values)
-        fields = values
-        // The record it was read from no longer says what it says.
+    /// A field changed: the record it was read from no longer says what it says. A forwarded
+    /// output is copied out of it first.
+    private mutating func dropRecord() {
+        guard record != nil else { return }
+        storedResult = result
         record = nil
         outputRange = nil
     }
 
     public static func == (lhs: WireOutcome, rhs: WireOutcome) -> Bool {
-        lhs.values == rhs.values
+        lhs.requestID == rhs.requestID && lhs.action == rhs.action && lhs.session == rhs.session
+            && lhs.worker == rhs.worker && lhs.closeActionStack == rhs.closeActionStack && lhs.nested == rhs.nested
+            && lhs.userInitiated == rhs.userInitiated && lhs.result == rhs.result
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(values)
+        hasher.combine(requestID)
+        hasher.combine(action)
+        hasher.combine(session)
+        hasher.combine(worker)
+        hasher.combine(closeActionStack)
+        hasher.combine(nested)
+        hasher.combine(userInitiated)
+        hasher.combine(result)
     }
 
     /// A failure decided by the bus itself (unknown action, overloaded, timed out...).
@@ -135,13 +116,13 @@ public struct WireOutcome: Sendable, Hashable {
     /// is not copied out of its record); `nil` for a failure.
     public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
         if let forwardedOutput { return forwardedOutput }
-        guard case .success(let contentType, let output) = fields.result else { return nil }
+        guard case .success(let contentType, let output) = storedResult else { return nil }
         return (contentType, output[...])
     }
 
     /// The error code of a failure; `nil` for a success.
     public var failureCode: String? {
-        guard case .failure(let code, _) = fields.result else { return nil }
+        guard case .failure(let code, _) = storedResult else { return nil }
         return code
     }
 
@@ -149,12 +130,11 @@ public struct WireOutcome: Sendable, Hashable {
     public var byteCount: Int {
         if let record { return record.count }
         let resultBytes: Int
-        switch fields.result {
+        switch storedResult {
         case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
         case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
         }
-        return fields.requestID.utf8.count + fields.action.utf8.count + fields.session.utf8.count
-            + fields.worker.utf8.count + resultBytes
+        return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + resultBytes
     }
 
     /// The feature part of the action name.
@@ -202,14 +182,14 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
-        self.init(try Self.read(&reader, copyingOutput: true).fields)
+        self = try Self.read(&reader, copyingOutput: true).outcome
     }
 
     /// Reads the fields; unless `copyingOutput`, a success's output is left in the frames (the
     /// result's output is empty) and returned beside them.
     private static func read<Frames>(
         _ reader: inout FrameReader<Frames>, copyingOutput: Bool
-    ) throws(WireError) -> (fields: Fields, output: ArraySlice<UInt8>?) {
+    ) throws(WireError) -> (outcome: WireOutcome, output: ArraySlice<UInt8>?) {
         let requestID = try reader.name("request id")
         let action = try reader.name("action")
         let session = try reader.name("session", allowEmpty: true)
@@ -238,11 +218,11 @@ public struct WireOutcome: Sendable, Hashable {
         default:
             throw WireError(.invalidField, "status \(kind) is neither success (0) nor failure (1)")
         }
-        let fields = Fields(
+        let outcome = WireOutcome(
             requestID: requestID, action: action, session: session, worker: worker,
             closeActionStack: flags & 1 != 0, nested: flags & 2 != 0, userInitiated: flags & 4 == 0, result: result
         )
-        return (fields, output)
+        return (outcome, output)
     }
 
     /// Decodes a packed outcome record that is to be sent on (a worker's RESULT, which the
@@ -251,22 +231,11 @@ public struct WireOutcome: Sendable, Hashable {
     public static func unpackForwarding(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> WireOutcome {
-        let (fields, output) = try PackedRecord.read(frame, command: command, limits: limits) {
+        var (outcome, output) = try PackedRecord.read(frame, command: command, limits: limits) {
             (reader) throws(WireError) in try read(&reader, copyingOutput: false)
         }
-        let outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
-        return WireOutcome(fields, record: Array(frame), outputRange: outputRange)
-    }
-
-    /// An outcome's fields, as values.
-    fileprivate struct Fields: Sendable, Hashable {
-        var requestID: String
-        var action: String
-        var session: String
-        var worker: String
-        var closeActionStack: Bool
-        var nested: Bool
-        var userInitiated: Bool
-        var result: Result
+        outcome.record = Array(frame)
+        outcome.outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
+        return outcome
     }
 }
