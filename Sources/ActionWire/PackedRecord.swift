@@ -181,11 +181,7 @@ extension WireRequest {
     public static func unpackLeavingInput(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
-        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
-            var input: ArraySlice<UInt8> = []
-            let request = try WireRequest(reading: &reader, leavingInput: &input)
-            return (request, input)
-        }
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireRequest.read(&reader) }
     }
 }
 

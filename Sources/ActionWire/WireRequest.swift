@@ -85,25 +85,24 @@ public struct WireRequest: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
-        var input: ArraySlice<UInt8> = []
-        try self.init(reading: &reader, leavingInput: &input)
+        let (request, input) = try Self.read(&reader)
+        self = request
         self.input = Array(input)
     }
 
-    /// Reads the fields but the input, which is left in the frames and set in `input`: the
-    /// request's own `input` is empty.
-    init<Frames>(reading reader: inout FrameReader<Frames>, leavingInput input: inout ArraySlice<UInt8>) throws(WireError) {
-        requestID = try reader.name("request id")
-        action = try reader.name("action")
+    /// Reads the fields; the input is left in the frames (the request's own is empty) and
+    /// returned beside them.
+    static func read<Frames>(_ reader: inout FrameReader<Frames>) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
+        let requestID = try reader.name("request id")
+        let action = try reader.name("action")
         guard WireName.isActionName(action) else {
             throw WireError(.invalidField, "action name '\(action)' is not of the form Feature.action")
         }
-        session = try reader.name("session", allowEmpty: true)
-        timeoutMilliseconds = try reader.uint32("timeout")
-        contentType = try reader.contentType()
-        input = try reader.body("input")
-        self.input = []
-        userInitiated = true
+        let session = try reader.name("session", allowEmpty: true)
+        let timeoutMilliseconds = try reader.uint32("timeout")
+        let contentType = try reader.contentType()
+        let input = try reader.body("input")
+        var userInitiated = true
         if reader.remaining > 0 {
             let flags = try reader.fixed("flags", size: 1)
             let value = flags[flags.startIndex]
@@ -112,5 +111,10 @@ public struct WireRequest: Sendable, Hashable {
             }
             userInitiated = value & Self.notUserInitiatedFlag == 0
         }
+        let request = WireRequest(
+            requestID: requestID, action: action, session: session, timeoutMilliseconds: timeoutMilliseconds,
+            contentType: contentType, input: [], userInitiated: userInitiated
+        )
+        return (request, input)
     }
 }
