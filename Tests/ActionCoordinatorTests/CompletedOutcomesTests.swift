@@ -11,11 +11,11 @@ struct CompletedOutcomesTests {
                     result: .success(contentType: WireRequest.json, output: Array(output.utf8)))
     }
 
-    private let owed = ContinuousClock.now + .seconds(3_600)
+    private let owed = ClockOffset.of(.now + .seconds(3_600))
 
     @Test func anOwedOutcomeStaysPastTheBoundsUntilAcknowledgedThenIsEvictedOldestFirst() {
         var kept = CompletedOutcomes(capacity: 2)
-        kept.record(outcome("owed"), owedUntil: owed)
+        kept.record(outcome("owed"), owedUntilOffset: owed)
         for n in 1...3 { kept.record(outcome("recent-\(n)")) }
         // Two recent ones fit: the oldest went; the owed one is not counted against them.
         #expect(kept.lookup("recent-1") == nil)
@@ -45,11 +45,11 @@ struct CompletedOutcomesTests {
 
     @Test func acknowledgingWithoutKeepingForgetsAndExpiryMakesOwedOnesRecent() {
         var kept = CompletedOutcomes(capacity: 10)
-        kept.record(outcome("gone"), owedUntil: owed)
+        kept.record(outcome("gone"), owedUntilOffset: owed)
         kept.acknowledge("gone", keep: false)
         #expect(kept.lookup("gone") == nil)
         #expect(kept.count == 0)
-        kept.record(outcome("late"), owedUntil: ContinuousClock.now - .seconds(1))
+        kept.record(outcome("late"), owedUntilOffset: ClockOffset.of(.now - .seconds(1)))
         #expect(kept.owedCount == 1)
         kept.expireOwed(now: .now)
         #expect(kept.owedCount == 0)
@@ -67,7 +67,7 @@ struct CompletedOutcomesTests {
             switch step % 4 {
             case 0, 1:
                 let isOwed = step % 8 == 0
-                kept.record(outcome(id), idTag: step % 3 == 0 ? RequestTable.tag(of: id) : nil, owedUntil: isOwed ? owed : nil)
+                kept.record(outcome(id), idTag: step % 3 == 0 ? RequestTable.tag(of: id) : nil, owedUntilOffset: isOwed ? owed : nil)
                 owedIDs.remove(id)
                 recent.removeAll { $0 == id }
                 if isOwed { owedIDs.insert(id) } else { recent.append(id) }

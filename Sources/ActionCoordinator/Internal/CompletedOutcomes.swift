@@ -79,16 +79,9 @@ struct CompletedOutcomes {
 
     var count: Int { entries.count }
 
-    /// Keeps `outcome`: owed until `owedUntil` when given (its client has yet to receive it),
-    /// recent otherwise.
+    /// Keeps `outcome`: owed until `owedUntil` (a ``ClockOffset``) when given (its client has yet
+    /// to receive it), recent otherwise.
     /// `idTag` is ``IDTable/tag(of:)`` of its request id, when the caller has it already.
-    mutating func record(
-        _ outcome: WireOutcome, idTag: UInt32? = nil, owedUntil: ContinuousClock.Instant?, origin: OutcomeOrigin? = nil
-    ) {
-        record(outcome, idTag: idTag, owedUntilOffset: owedUntil.map(ClockOffset.of), origin: origin)
-    }
-
-    /// ``record(_:idTag:owedUntil:origin:)`` with `owedUntil` a ``ClockOffset``.
     mutating func record(
         _ outcome: WireOutcome, idTag: UInt32? = nil, owedUntilOffset owedUntil: Int64? = nil, origin: OutcomeOrigin? = nil
     ) {
