@@ -20,9 +20,6 @@ import Logging
 public final class CoordinatorCore {
     private let configuration: CoordinatorConfiguration
     private unowned let outbox: any CoordinatorOutbox
-    /// The outbox again when it takes pending requests themselves (the driver): asked once here,
-    /// not with a cast per request.
-    private unowned let pendingRequestOutbox: (any PendingRequestOutbox)?
     private let logger: Logger
 
     @exclusivity(unchecked) private var requests = RequestTable()
@@ -97,7 +94,6 @@ public final class CoordinatorCore {
     ) {
         self.configuration = configuration
         self.outbox = outbox
-        self.pendingRequestOutbox = outbox as? any PendingRequestOutbox
         self.logger = logger
         self.startedAt = now
         self.owedOutcomeGraceNanoseconds = configuration.owedOutcomeGrace.wholeNanoseconds
@@ -164,7 +160,7 @@ public final class CoordinatorCore {
             pending.recovered = true
             pending.deliveries = recovered.workerDeaths
             requests.insert(pending)
-            deadlines.insert(pending, atOffset: pending.deadlineOffset)
+            deadlines.insert(pending)
             enqueue(pending, atHead: false)
         }
         counters.recovered += recovery.unfinished.count
@@ -219,12 +215,12 @@ public final class CoordinatorCore {
     public func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
         switch message {
         case .perform(let request):
-            if perform(request, from: client, now: now) {
+            if perform(request, input: request.input[...], from: client, now: now) {
                 outbox.send(.accepted(requestID: request.requestID), to: client)
             }
         case .performBatch(let requests):
             receivedPerforms(count: requests.count, from: client, now: now) { take in
-                for request in requests { take(request, nil) }
+                for request in requests { take(request, request.input[...]) }
             }
         case .cancel(let requestID):
             cancel(requestID, from: client, now: now)
@@ -466,12 +462,12 @@ public final class CoordinatorCore {
     /// dispatched once, so the lanes fill before workers are chosen. One ACCEPTED names every
     /// request of the message that was accepted.
     ///
-    /// `take`'s second argument is the request's input when a decode left it in its message
+    /// `take`'s second argument is the request's input: where a decode left it in its message
     /// (``WireRequest/unpackLeavingInput(_:command:limits:)``; the request's own is then
-    /// empty), or `nil` for the request's own: the pending request copies it from there.
+    /// empty), or the request's own. The pending request copies it from there.
     public func receivedPerforms(
         count: Int, from client: ClientAddress, now: ContinuousClock.Instant,
-        _ read: (_ take: (WireRequest, _ input: ArraySlice<UInt8>?) -> Void) -> Void
+        _ read: (_ take: (WireRequest, _ input: ArraySlice<UInt8>) -> Void) -> Void
     ) {
         var accepted: [String] = []
         accepted.reserveCapacity(count)
@@ -493,13 +489,11 @@ public final class CoordinatorCore {
 
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
     /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
-    /// `input`, when given, is the request's input as its decode left it in the message (the
-    /// request's own is empty then).
+    /// `input` is the request's input: its own, or where its decode left it in the message.
     private func perform(
-        _ request: WireRequest, input: ArraySlice<UInt8>? = nil, from client: ClientAddress, now: ContinuousClock.Instant,
+        _ request: WireRequest, input: ArraySlice<UInt8>, from client: ClientAddress, now: ContinuousClock.Instant,
         dispatching: Bool = true
     ) -> Bool {
-        let input = input ?? request.input[...]
         // Hashed once for the three tables it is looked for or kept in.
         let idTag = RequestTable.tag(of: request.requestID)
         if let (outcome, origin) = completed.lookup(request.requestID, idTag: idTag) {
@@ -555,7 +549,7 @@ public final class CoordinatorCore {
         requests.insert(pending)
         share.unfinished += 1
         if isServed(request.action) {
-            deadlines.insert(pending, atOffset: pending.deadlineOffset)
+            deadlines.insert(pending)
         } else {
             // Fail fast when nobody serves it (a typo, a missing worker), after a short grace for
             // a worker that is just starting, and after a restart for the workers to come back;
@@ -987,7 +981,7 @@ public final class CoordinatorCore {
                 // The early check of a request no registered worker served when it came; one
                 // that has been delivered since was served, and waits for its deadline.
                 if pending.deliveries > 0 || isServed(pending.action) {
-                    deadlines.insert(pending, atOffset: pending.deadlineOffset)
+                    deadlines.insert(pending)
                 } else {
                     expired.append(pending)
                 }
@@ -1232,12 +1226,7 @@ public final class CoordinatorCore {
         worker.inFlight.insert(pending)
         freeCredits -= 1
         let timeout = WireRequest.timeoutMilliseconds(pending.deadline - now)
-        let sent = if let pendingRequestOutbox {
-            pendingRequestOutbox.send(pending, timeoutMilliseconds: timeout, to: worker.id)
-        } else {
-            outbox.send(.packedRequest(pending.packed(timeoutMilliseconds: timeout)), to: worker.id)
-        }
-        guard !sent else { return }
+        guard !outbox.send(OutgoingRequest(pending, timeoutMilliseconds: timeout), to: worker.id) else { return }
         worker.inFlight.remove(pending)
         freeCredits += 1
         pending.placement = .queued

@@ -11,6 +11,10 @@ public protocol CoordinatorOutbox: AnyObject {
     /// same worker in one message; if that message cannot leave, the driver hands its requests
     /// back with ``CoordinatorCore/undelivered(_:to:now:)``.
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool
+    /// Sends a request the core chose for `worker` (a REQUEST), with the same contract as
+    /// ``send(_:to:)``. The default sends it packed, as ``WorkerInstruction/packedRequest(_:)``;
+    /// the coordinator's driver writes its record straight into the message it goes out in.
+    func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool
     /// Forgets the requests waiting to go to `worker` (it is gone, and they are requeued) and
     /// returns their ids: the worker never had them.
     func withdrawRequests(to worker: WorkerID) -> [String]
@@ -26,6 +30,11 @@ public protocol CoordinatorOutbox: AnyObject {
 }
 
 extension CoordinatorOutbox {
+    /// The request packed into a record of its own and sent as an instruction.
+    public func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
+        send(.packedRequest(request.packed), to: worker)
+    }
+
     /// No journal: records go nowhere.
     public func journal(_ record: @autoclosure () -> JournalRecord) {}
 
@@ -53,11 +62,3 @@ public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// An outbox that takes a chosen request as the pending request itself, and writes its REQUEST
-/// record straight into the message it goes out in (the coordinator's driver). Any other
-/// outbox is sent the request packed into a record of its own.
-protocol PendingRequestOutbox: AnyObject {
-    /// Sends `pending` to `worker` with `timeoutMilliseconds` left, as ``CoordinatorOutbox/send(_:to:)``
-    /// sends a REQUEST; returns `false` when the worker is unreachable.
-    func send(_ pending: PendingRequest, timeoutMilliseconds: UInt32, to worker: WorkerID) -> Bool
-}

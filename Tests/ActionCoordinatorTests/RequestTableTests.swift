@@ -40,12 +40,13 @@ struct RequestTableTests {
             // frames around it untouched.
             var message = PackedFrames()
             message.append([0xAA])
-            OutgoingRequest.pending(pending, timeoutMilliseconds: 77).append(to: &message)
+            let outgoing = OutgoingRequest(pending, timeoutMilliseconds: 77)
+            outgoing.append(to: &message)
             message.append([0xBB])
             #expect(message.count == 3 && Array(message.frame(at: 1)) == packed.record)
             #expect(Array(message.frame(at: 0)) == [0xAA] && Array(message.frame(at: 2)) == [0xBB])
-            #expect(OutgoingRequest.pending(pending, timeoutMilliseconds: 77).byteCount == packed.record.count)
-            #expect(OutgoingRequest.pending(pending, timeoutMilliseconds: 77).requestID == request.requestID)
+            #expect(outgoing.byteCount == packed.record.count && outgoing.requestID == request.requestID)
+            #expect(outgoing.packed == packed)
         }
     }
 

@@ -15,7 +15,7 @@ import ZeroMQ
 /// goes on reading and routing. The ACCEPTEDs of a batch go out as one message per
 /// client. A reply that finds its client's queue full is kept, in order, in that client's
 /// backlog and sent when there is room: a live client never loses a reply to a high-water mark.
-final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox, PendingRequestOutbox {
+final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Messages read from one socket before the loop looks at the others.
     private static let batchSize = 256
     /// About how many records one read of a socket takes before the loop turns: messages carry
@@ -729,23 +729,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox, PendingRequestOu
     }
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        switch instruction {
-        case .packedRequest(let packed): gather(.packed(packed), for: worker)
-        case .request(let unpacked): gather(.packed(PackedRequest(record: unpacked.packed)), for: worker)
-        default:
-            // Whatever else goes to the worker (a CANCEL, say) follows the requests chosen before it.
-            if requestBatches[worker] != nil { sendRequestBatch(to: worker) }
-            return transmit(instruction, to: worker)
-        }
-        return true
+        // Whatever goes to the worker (a CANCEL, say) follows the requests chosen before it.
+        if requestBatches[worker] != nil { sendRequestBatch(to: worker) }
+        return transmit(instruction, to: worker)
     }
 
-    func send(_ pending: PendingRequest, timeoutMilliseconds: UInt32, to worker: WorkerID) -> Bool {
-        gather(.pending(pending, timeoutMilliseconds: timeoutMilliseconds), for: worker)
-        return true
-    }
-
-    private func gather(_ request: OutgoingRequest, for worker: WorkerID) {
+    /// Keeps the request for the batch's REQUEST to its worker, sent when the batch ends.
+    func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
         if let gathered = requestBatches[worker] {
             gathered.append(request, bytes: request.byteCount)
         } else {
@@ -753,6 +743,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox, PendingRequestOu
             gathered.append(request, bytes: request.byteCount)
             requestBatches[worker] = gathered
         }
+        return true
     }
 
     func withdrawRequests(to worker: WorkerID) -> [String] {
@@ -796,7 +787,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox, PendingRequestOu
 
     /// One REQUEST of `requests`, each record written straight into the message.
     private func transmitRequests(_ requests: ArraySlice<OutgoingRequest>, to worker: WorkerID) -> Bool {
-        if majordomoWorkers[worker] != nil || majordomoSender?.id == worker {
+        if majordomoVersion(of: worker) != nil {
             return transmit(requests.count == 1 ? .packedRequest(requests[requests.startIndex].packed)
                             : .packedRequests(requests.map(\.packed)), to: worker)
         }
@@ -807,8 +798,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox, PendingRequestOu
         return sendOutgoing(to: worker)
     }
 
+    /// The Majordomo version `worker` speaks: a registered one's, or the sender's being answered.
+    private func majordomoVersion(of worker: WorkerID) -> MajordomoWorkerVersion? {
+        majordomoWorkers[worker] ?? (majordomoSender?.id == worker ? majordomoSender?.version : nil)
+    }
+
     private func transmit(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
-        if let version = majordomoWorkers[worker] ?? (majordomoSender?.id == worker ? majordomoSender?.version : nil) {
+        if let version = majordomoVersion(of: worker) {
             return transmitMajordomo(instruction, to: worker, version: version)
         }
         outgoing.removeAll()

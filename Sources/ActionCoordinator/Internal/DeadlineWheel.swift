@@ -49,8 +49,12 @@ struct DeadlineWheel {
         insert(request, atOffset: ClockOffset.of(deadline))
     }
 
-    /// ``insert(_:at:)`` with the deadline a ``ClockOffset`` (a request's own, say).
-    mutating func insert(_ request: PendingRequest, atOffset deadline: Int64) {
+    /// Puts `request` in the bucket of its own deadline.
+    mutating func insert(_ request: PendingRequest) {
+        insert(request, atOffset: request.deadlineOffset)
+    }
+
+    private mutating func insert(_ request: PendingRequest, atOffset deadline: Int64) {
         let time = bucketTime(of: deadline)
         if let current = request.wheelBucket {
             if current.time == time { return }

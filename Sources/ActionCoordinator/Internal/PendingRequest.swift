@@ -175,42 +175,45 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     }
 
     /// How many bytes its wire record takes (``packed(timeoutMilliseconds:)``).
-    var packedCount: Int {
-        // The lengths only, read in place: a copy of the whole header retains what it holds.
-        let (idCount, actionCount, sessionCount, storedContentTypeCount, inputCount, userInitiated) = withFields {
+    var packedCount: Int { recordLengths.total }
+
+    /// The lengths of its record's fields, read in place (a copy of the whole header retains
+    /// what it holds); a content type stored as 0 bytes is JSON's.
+    private var recordLengths: (id: Int, action: Int, session: Int, storedContentType: Int, contentType: Int, input: Int,
+                                userInitiated: Bool, total: Int) {
+        let (id, action, session, storedContentType, input, userInitiated) = withFields {
             ($0.idCount.int, $0.actionCount.int, $0.sessionCount.int, $0.contentTypeCount.int, Int($0.inputCount), $0.userInitiated)
         }
-        let contentTypeCount = storedContentTypeCount == 0 ? WireRequest.json.utf8.count : storedContentTypeCount
-        return 24 + idCount + actionCount + sessionCount + 4 + contentTypeCount + inputCount + (userInitiated ? 0 : 5)
+        let contentType = storedContentType == 0 ? WireRequest.json.utf8.count : storedContentType
+        let total = 24 + id + action + session + 4 + contentType + input + (userInitiated ? 0 : 5)
+        return (id, action, session, storedContentType, contentType, input, userInitiated, total)
     }
 
     /// Writes its wire record (``packed(timeoutMilliseconds:)``) into `buffer`, which must hold
     /// exactly ``packedCount`` bytes: a message's buffer, say, so that the record is made nowhere else.
     func writePacked(into buffer: UnsafeMutableBufferPointer<UInt8>, timeoutMilliseconds: UInt32) {
-        let (idCount, actionCount, sessionCount, storedContentTypeCount, inputCount, userInitiated) = withFields {
-            ($0.idCount.int, $0.actionCount.int, $0.sessionCount.int, $0.contentTypeCount.int, Int($0.inputCount), $0.userInitiated)
-        }
-        let contentTypeCount = storedContentTypeCount == 0 ? WireRequest.json.utf8.count : storedContentTypeCount
+        let lengths = recordLengths
+        precondition(buffer.count == lengths.total, "a pending request's record fills its buffer exactly")
         withUnsafeMutablePointerToElements { start in
             var source = UnsafePointer(start)
             var cursor = ByteCursor(buffer.baseAddress!)
-            cursor.copyField(from: &source, count: idCount)
-            cursor.copyField(from: &source, count: actionCount)
-            cursor.copyField(from: &source, count: sessionCount)
+            cursor.copyField(from: &source, count: lengths.id)
+            cursor.copyField(from: &source, count: lengths.action)
+            cursor.copyField(from: &source, count: lengths.session)
             cursor.storeLength(4)
             cursor.storeLength(Int(timeoutMilliseconds))
-            if storedContentTypeCount == 0 {
-                cursor.storeLength(contentTypeCount)
+            if lengths.storedContentType == 0 {
+                cursor.storeLength(lengths.contentType)
                 cursor.copy(WireRequest.json.utf8)
             } else {
-                cursor.copyField(from: &source, count: contentTypeCount)
+                cursor.copyField(from: &source, count: lengths.contentType)
             }
-            cursor.copyField(from: &source, count: inputCount)
-            if !userInitiated {
+            cursor.copyField(from: &source, count: lengths.input)
+            if !lengths.userInitiated {
                 cursor.storeLength(1)
                 cursor.copy(CollectionOfOne(WireRequest.notUserInitiatedFlags))
             }
-            precondition(cursor.next - buffer.baseAddress! == buffer.count, "a pending request's record fills its buffer exactly")
+            assert(cursor.next - buffer.baseAddress! == lengths.total)
         }
     }
 
