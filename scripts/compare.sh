@@ -258,7 +258,7 @@ burst_run "10 clients, journal on" 10 --data-dir "$work/data"
 # --- queue scale: a million queued, no worker ---------------------------------------------------
 
 add ""
-add "## Queue scale: $burst requests queued with no worker (an ABP/4 client in C floods the coordinator)"
+add "## Queue scale: $burst requests queued with no worker (an ABP/5 client in C floods the coordinator)"
 add ""
 add "| journal | accepted per second over the first 10 000 | over the last 10 000 | memory per queued request (RSS growth / requests) | CPU of the idle coordinator holding them, 5 s |"
 add "| --- | --- | --- | --- | --- |"

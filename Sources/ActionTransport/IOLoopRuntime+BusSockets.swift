@@ -1,8 +1,9 @@
+import ActionWire
 import ZeroMQ
 
 extension IOLoopRuntime {
     /// A DEALER connected to a coordinator, with the bus's limits: libzmq drops a peer that sends
-    /// more than `maxMessageBytes` (plus room for the envelope), and the queues are deep enough
+    /// a frame larger than a packed message of `maxMessageBytes` can be (``WirePacking/maxFrameBytes(maxMessageBytes:)``), and the queues are deep enough
     /// for thousands of requests in flight. With a `routingID` the coordinator's ROUTER knows the
     /// peer by it across reconnections (it takes the identity over from a dead connection).
     public func makeBusDealer(
@@ -13,7 +14,7 @@ extension IOLoopRuntime {
         do {
             try curve?.apply(to: socket)
             if let routingID { try socket.setOption(.routingID, routingID) }
-            try socket.setOption(.maxMessageSize, Int64(maxMessageBytes) + 4096)
+            try socket.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: maxMessageBytes))
             try socket.setOption(.immediate, immediate)
             try socket.setOption(.sendHighWaterMark, 100_000)
             try socket.setOption(.receiveHighWaterMark, 100_000)

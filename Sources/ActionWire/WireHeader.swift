@@ -2,11 +2,11 @@
 public enum WireHeader {
     /// The four signature bytes, `"ABUS"`.
     public static let signature: [UInt8] = Array("ABUS".utf8)
-    /// The protocol version this codec speaks: 4 since sessions end over the bus (END-SESSION),
-    /// requests say whether a user initiated them and outcomes whether an action performed them
-    /// (3 packed requests and outcomes into records, several to a message; 2 added ACCEPTED with
-    /// many request ids and ACK).
-    public static let version: UInt8 = 4
+    /// The protocol version this codec speaks: 5 since a message's frames travel packed into
+    /// one (``WirePacking``) (4 ended sessions over the bus, said whether a user initiated a
+    /// request and whether an action performed an outcome; 3 packed requests and outcomes into
+    /// records, several to a message; 2 added ACCEPTED with many request ids and ACK).
+    public static let version: UInt8 = 5
     /// The header's size in bytes.
     public static let size = 6
 
@@ -30,12 +30,18 @@ public enum WireHeader {
         guard hasSignature(frame) else {
             throw WireError(.badSignature, "first frame is not an ActionBus header")
         }
-        guard frame.count == size else {
+        guard frame.count >= size else {
             throw WireError(.truncated, "header has \(frame.count) bytes, expected \(size)")
         }
+        // The version before the size: another version's message may be packed otherwise.
         let version = frame[frame.startIndex + 4]
         guard version == Self.version else {
             throw WireError(.unsupportedVersion, "protocol version \(version) is not supported (this peer speaks \(Self.version))")
+        }
+        guard frame.count == size else {
+            throw WireError(
+                .truncated, "header has \(frame.count) bytes, expected \(size) (a packed message whose frame lengths do not add up to its size)"
+            )
         }
         let code = frame[frame.startIndex + 5]
         guard let command = WireCommand(rawValue: code) else {

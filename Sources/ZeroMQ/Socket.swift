@@ -117,6 +117,22 @@ public final class Socket {
         }
     }
 
+    /// Sends one frame of `count` bytes that `fill` writes in place (every one of them): a
+    /// message made straight into libzmq's buffer, with no copy of its own.
+    public func send(count: Int, options: SendOptions = [], _ fill: (UnsafeMutableRawBufferPointer) -> Void) throws {
+        try withUnsafeTemporaryAllocation(of: zmq_msg_t.self, capacity: 1) { buffer in
+            let frame = buffer.baseAddress!
+            guard zmq_msg_init_size(frame, count) == 0 else { throw ZMQError.last("zmq_msg_init_size") }
+            // On success libzmq empties the frame; closing it then is a no-op.
+            defer { zmq_msg_close(frame) }
+            fill(UnsafeMutableRawBufferPointer(start: zmq_msg_data(frame), count: count))
+            while zmq_msg_send(frame, handle, options.rawValue) < 0 {
+                let error = ZMQError.last("zmq_msg_send")
+                guard error.code == .interrupted, !options.contains(.dontWait) else { throw error }
+            }
+        }
+    }
+
     /// Sends every frame of `message` as one multipart message.
     ///
     /// With `.dontWait`, libzmq queues a multipart message atomically: if the first frame is
@@ -175,26 +191,46 @@ public final class Socket {
     /// frame has arrived, the remaining frames are already queued, so they never block.
     public func receive(into message: inout Multipart, options: ReceiveOptions = []) throws {
         var userID: String?
-        try receive(into: &message, options: options, userID: &userID, readsUserID: false)
+        try receive(into: &message, options: options, userID: &userID, readsUserID: false, appending: Self.appendWhole)
+    }
+
+    /// Receives a whole multipart message into `message`, each frame added by `append` (given the
+    /// frame's bytes, its index in the message and whether more follow): a protocol that packs
+    /// several frames into one unpacks them here, from libzmq's buffer, with no copy between.
+    public func receive(into message: inout Multipart, options: ReceiveOptions = [], appending append: FrameAppender) throws {
+        var userID: String?
+        try receive(into: &message, options: options, userID: &userID, readsUserID: false, appending: append)
+    }
+
+    /// Adds one received frame to a message: the frame's bytes (valid only for the call), its
+    /// index in the message, and whether more frames follow.
+    public typealias FrameAppender = (_ message: inout Multipart, _ frame: UnsafeRawBufferPointer, _ index: Int, _ more: Bool) -> Void
+
+    /// Adds the frame as it came: what a receive does unless told otherwise.
+    public static func appendWhole(_ message: inout Multipart, _ frame: UnsafeRawBufferPointer, _ index: Int, _ more: Bool) {
+        message.append(frame)
     }
 
     /// Receives a whole multipart message into `message`; with `readsUserID`, also the user id a
     /// ZAP handler authenticated its connection under (`nil` when none was given).
     private func receive(
-        into message: inout Multipart, options: ReceiveOptions, userID: inout String?, readsUserID: Bool
+        into message: inout Multipart, options: ReceiveOptions, userID: inout String?, readsUserID: Bool, appending append: FrameAppender
     ) throws {
         message.removeAll()
         userID = nil
         var options = options
         var more = true
+        var index = 0
         while more {
             more = try receiveFrame(options: options) { frame in
-                message.append(UnsafeRawBufferPointer(start: zmq_msg_data(frame), count: zmq_msg_size(frame)))
+                let more = zmq_msg_more(frame) != 0
+                append(&message, UnsafeRawBufferPointer(start: zmq_msg_data(frame), count: zmq_msg_size(frame)), index, more)
                 // A ROUTER's routing-id frame carries no metadata; the frames from the peer do.
                 if readsUserID, userID == nil, let value = zmq_msg_gets(frame, "User-Id") { userID = String(cString: value) }
-                return zmq_msg_more(frame) != 0
+                return more
             }
             options = []
+            index += 1
         }
     }
 
@@ -202,14 +238,17 @@ public final class Socket {
     ///
     /// - Returns: `false` when nothing is queued (or the socket can no longer receive), so an I/O
     ///   loop can read a bounded batch: `while socket.receiveIfAvailable(into: &buffer) { … }`.
-    public func receiveIfAvailable(into message: inout Multipart) -> Bool {
-        (try? receive(into: &message, options: .dontWait)) != nil
+    public func receiveIfAvailable(into message: inout Multipart, appending append: FrameAppender = appendWhole) -> Bool {
+        var userID: String?
+        return (try? receive(into: &message, options: .dontWait, userID: &userID, readsUserID: false, appending: append)) != nil
     }
 
     /// Receives a whole multipart message if one is queued, with the user id its connection was
     /// authenticated under by a ZAP handler (`nil` when none was given, as without CURVE).
-    public func receiveIfAvailable(into message: inout Multipart, userID: inout String?) -> Bool {
-        (try? receive(into: &message, options: .dontWait, userID: &userID, readsUserID: true)) != nil
+    public func receiveIfAvailable(
+        into message: inout Multipart, userID: inout String?, appending append: FrameAppender = appendWhole
+    ) -> Bool {
+        (try? receive(into: &message, options: .dontWait, userID: &userID, readsUserID: true, appending: append)) != nil
     }
 
     /// Receives a whole multipart message.

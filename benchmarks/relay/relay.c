@@ -4,7 +4,7 @@
 //   relay worker BACKEND                   a DEALER that echoes every message it gets
 //   relay client FRONTEND N WINDOW SIZE    a DEALER keeping WINDOW requests of SIZE bytes in
 //                                          flight until N have returned; prints one JSON line
-//   relay abp-flood ENDPOINT N             an ActionBus (ABP/4) client that sends N PERFORMs as
+//   relay abp-flood ENDPOINT N             an ActionBus (ABP/5) client that sends N PERFORMs as
 //                                          fast as they are taken and counts the ACCEPTEDs: with
 //                                          no worker, it fills the coordinator's queue; prints
 //                                          the acceptance rate over the first and last 10 000
@@ -149,18 +149,25 @@ static long drain_accepted(void *socket, int flags) {
     zmq_msg_t frame;
     zmq_msg_init(&frame);
     while (zmq_msg_recv(&frame, socket, flags) >= 0) {
-        int is_accepted = zmq_msg_size(&frame) == 6 && ((unsigned char *)zmq_msg_data(&frame))[5] == 0x11;
-        while (zmq_msg_more(&frame)) {
-            zmq_msg_recv(&frame, socket, 0);
-            accepted += is_accepted;
+        // ABP/5 packs a message into one frame: the header, then each further frame (here each
+        // accepted request id) as a u32 length and its bytes.
+        const unsigned char *bytes = zmq_msg_data(&frame);
+        size_t size = zmq_msg_size(&frame);
+        if (size > 6 && bytes[5] == 0x11) {
+            for (size_t at = 6; at + 4 <= size;) {
+                size_t length = ((size_t)bytes[at] << 24) | ((size_t)bytes[at + 1] << 16) | ((size_t)bytes[at + 2] << 8) | bytes[at + 3];
+                at += 4 + length;
+                accepted++;
+            }
         }
+        while (zmq_msg_more(&frame)) zmq_msg_recv(&frame, socket, 0);
         flags = ZMQ_DONTWAIT;
     }
     zmq_msg_close(&frame);
     return accepted;
 }
 
-// Appends one field of an ABP/4 packed record at `at`: its length (u32, big-endian), its bytes.
+// Appends one field of an ABP packed record (or one frame of a packed message) at `at`: its length (u32, big-endian), its bytes.
 static size_t pack_field(unsigned char *record, size_t at, const void *bytes, size_t length) {
     record[at] = (unsigned char)(length >> 24);
     record[at + 1] = (unsigned char)(length >> 16);
@@ -175,7 +182,7 @@ static int run_abp_flood(void *context, const char *endpoint, long total) {
     set_hwm(socket);
     zmq_setsockopt(socket, ZMQ_ROUTING_ID, "abp-flood", 9);
     if (zmq_connect(socket, endpoint) != 0) fail("connect");
-    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x04, 0x01};
+    const unsigned char header[6] = {'A', 'B', 'U', 'S', 0x05, 0x01};
     const unsigned char timeout[4] = {0x00, 0x36, 0xEE, 0x80};  // 3 600 000 ms
     const char *input = "{\"text\":\"q\"}";
     const long window = total < 10000 ? total / 2 : 10000;
@@ -184,10 +191,11 @@ static int run_abp_flood(void *context, const char *endpoint, long total) {
     char id[32];
     while (accepted < total) {
         while (sent < total && sent - accepted < 50000) {
-            // One PERFORM per request (no batching, the simplest client there is): the header,
-            // then the request as one packed record, each field a u32 length and its bytes.
+            // One PERFORM per request (no batching, the simplest client there is), packed into
+            // one frame: the header, then the request's record as a u32 length and its bytes,
+            // the record's own fields each a u32 length and its bytes.
             int length = snprintf(id, sizeof id, "abp-flood:%ld", sent + 1);
-            unsigned char record[256];
+            unsigned char record[256], message[6 + 4 + 256];
             size_t size = 0;
             size = pack_field(record, size, id, (size_t)length);
             size = pack_field(record, size, "Echo.say", 8);
@@ -195,8 +203,9 @@ static int run_abp_flood(void *context, const char *endpoint, long total) {
             size = pack_field(record, size, timeout, 4);
             size = pack_field(record, size, "application/json", 16);
             size = pack_field(record, size, input, strlen(input));
-            zmq_send(socket, header, 6, ZMQ_SNDMORE);
-            if (zmq_send(socket, record, size, 0) < 0) fail("send");
+            memcpy(message, header, 6);
+            size_t message_size = pack_field(message, 6, record, size);
+            if (zmq_send(socket, message, message_size, 0) < 0) fail("send");
             sent++;
             if (sent % 256 == 0) break;
         }

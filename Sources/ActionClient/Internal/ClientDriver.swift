@@ -187,7 +187,7 @@ final class ClientDriver: IOLoopDriver {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         do {
-            try socket.send(outgoing, options: .dontWait)
+            try socket.sendBusMessage(outgoing, options: .dontWait)
             return true
         } catch {
             logger.debug("send to coordinator deferred", metadata: ["zmq.error": "\(error)"])
@@ -301,7 +301,7 @@ final class ClientDriver: IOLoopDriver {
     private func read() {
         var heard = false
         for _ in 0..<Self.batchSize {
-            guard socket.receiveIfAvailable(into: &incoming) else { break }
+            guard socket.receiveBusMessageIfAvailable(into: &incoming) else { break }
             heard = true
             if incoming.count > 1, (try? WireHeader.command(in: incoming[0])) == .outcome {
                 // Each outcome is decoded as it is delivered: no array of them. One that does not
@@ -383,7 +383,7 @@ final class ClientDriver: IOLoopDriver {
         do {
             socket = try runtime.makeSocket(.sub)
             try configuration.curve?.apply(to: socket)
-            try socket.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
+            try socket.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: configuration.maxMessageBytes))
             try socket.setOption(.subscribe, prefix)
             try socket.connect(configuration.outcomesEndpoint)
         } catch {
@@ -438,7 +438,7 @@ final class ClientDriver: IOLoopDriver {
 
     private func readStream(_ subscription: Subscription) {
         for _ in 0..<Self.batchSize {
-            guard subscription.socket.receiveIfAvailable(into: &incoming) else { return }
+            guard subscription.socket.receiveBusMessageIfAvailable(into: &incoming, envelope: 1) else { return }
             let message: StreamMessage
             do {
                 message = try StreamMessage.decode(incoming.packedFrames, limits: limits)

@@ -103,7 +103,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 // Clients and workers keep their routing ids across reconnections: the new
                 // connection takes the identity over from the dead one.
                 try router.setOption(.routerHandover, true)
-                try router.setOption(.maxMessageSize, Int64(configuration.maxMessageBytes) + 4096)
+                try router.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: configuration.maxMessageBytes))
                 try router.setOption(.sendHighWaterMark, configuration.peerHighWaterMark)
                 try router.setOption(.receiveHighWaterMark, configuration.peerHighWaterMark)
             }
@@ -352,9 +352,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             guard records < Self.recordsPerRead else { return }
             if configuration.curve != nil {
                 // The key each message's connection was authenticated with: requests belong to it.
-                guard clients.receiveIfAvailable(into: &incoming, userID: &curveKey) else { return }
+                guard clients.receiveBusMessageIfAvailable(into: &incoming, envelope: 1, userID: &curveKey) else { return }
             } else {
-                guard clients.receiveIfAvailable(into: &incoming) else { return }
+                guard clients.receiveBusMessageIfAvailable(into: &incoming, envelope: 1) else { return }
             }
             records += incoming.count - 1
             handleClientMessage()
@@ -471,7 +471,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         var records = 0
         for _ in 0..<Self.batchSize {
             guard records < Self.recordsPerRead else { return }
-            guard workers.receiveIfAvailable(into: &incoming) else { return }
+            guard workers.receiveBusMessageIfAvailable(into: &incoming, envelope: 1) else { return }
             records += incoming.count - 1
             guard incoming.count >= 2 else {
                 core.recordMalformed(fromWorker: true)
@@ -690,15 +690,16 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     private func transmit(_ reply: ClientReply, to client: ClientAddress) -> Transmission {
         outgoing.removeAll()
         outgoing.append(client.routingID)
-        switch client.protocol {
-        case .actionBus:
-            reply.encode(into: &outgoing)
-        case .majordomo(let dialect, let service):
-            guard let body = Self.majordomoBody(reply) else { return .sent }
-            MajordomoRequest.encodeFinalReply(dialect: dialect, service: service, body: body, into: &outgoing)
-        }
         do {
-            try clients.send(outgoing, options: .dontWait)
+            switch client.protocol {
+            case .actionBus:
+                reply.encode(into: &outgoing)
+                try clients.sendBusMessage(outgoing, envelope: 1, options: .dontWait)
+            case .majordomo(let dialect, let service):
+                guard let body = Self.majordomoBody(reply) else { return .sent }
+                MajordomoRequest.encodeFinalReply(dialect: dialect, service: service, body: body, into: &outgoing)
+                try clients.send(outgoing, options: .dontWait)
+            }
             return .sent
         } catch let error as ZMQError where error.code == .wouldBlock {
             return .full
@@ -816,7 +817,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Sends the message built in `outgoing` on the workers socket; `false` when it cannot leave.
     private func sendOutgoing(to worker: WorkerID) -> Bool {
         do {
-            try workers.send(outgoing, options: .dontWait)
+            try workers.sendBusMessage(outgoing, envelope: 1, options: .dontWait)
             return true
         } catch {
             logger.debug("worker unreachable", metadata: ["worker.id": "\(worker)", "zmq.error": "\(error)"])
@@ -910,7 +911,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         do {
-            try outcomes.send(outgoing, options: .dontWait)
+            try outcomes.sendBusMessage(outgoing, envelope: 1, options: .dontWait)
         } catch {
             // A matching subscriber's queue is full (XPUB_NODROP refuses the whole send). Count
             // it, then send again in lossy mode: libzmq drops the message for the full
@@ -921,7 +922,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             warnAboutDrops()
             do {
                 try outcomes.setOption(.xpubNoDrop, false)
-                try outcomes.send(outgoing, options: .dontWait)
+                try outcomes.sendBusMessage(outgoing, envelope: 1, options: .dontWait)
             } catch {
                 logger.debug("outcome stream send failed", metadata: ["zmq.error": "\(error)"])
             }

@@ -208,7 +208,7 @@ final class WorkerDriver: IOLoopDriver {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         do {
-            try socket.send(outgoing, options: .dontWait)
+            try socket.sendBusMessage(outgoing, options: .dontWait)
             return true
         } catch {
             // The queue to the coordinator is full; the coordinator requeues whatever this
@@ -220,7 +220,7 @@ final class WorkerDriver: IOLoopDriver {
 
     private func read() {
         for _ in 0..<Self.batchSize {
-            guard socket.receiveIfAvailable(into: &incoming) else { return }
+            guard socket.receiveBusMessageIfAvailable(into: &incoming) else { return }
             // One clock read a message, not one a request: its requests' deadlines count from
             // when it arrived (a little before each starts: never later).
             let now = ContinuousClock.now
