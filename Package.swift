@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["actionbus", "CustomWorker", "ActionClient", "ActionCore", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"],
+            dependencies: ["actionbus", "CustomWorker", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"],
             // The zguide's Majordomo examples (unmodified) and the browser driver, run with Python.
             exclude: ["Support/zguide", "Support/browser"]
         ),

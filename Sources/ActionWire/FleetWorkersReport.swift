@@ -7,7 +7,7 @@ public struct FleetWorkersReport: Codable, Sendable, Equatable {
         public var name: String
         /// Its routing id, as hex (`h` and a hash when long).
         public var id: String
-        /// `ABP/4` for an ActionBus worker, `MDP/0.1` for a Majordomo one.
+        /// `ABP/5` for an ActionBus worker, `MDP/0.1` for a Majordomo one.
         public var protocolName: String
         /// The actions it serves, sorted.
         public var actions: [String]

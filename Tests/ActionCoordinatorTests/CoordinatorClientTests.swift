@@ -294,11 +294,11 @@ struct CoordinatorClientTests {
         guard case .workers("w", let workersJSON)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }
         let workers = try JSONDecoder().decode(FleetWorkersReport.self, from: Data(workersJSON)).workers
         #expect(workers.map(\.name) == ["mdp-1", "w1"])
-        #expect(workers.map(\.protocolName) == ["MDP/0.1", "ABP/4"])
+        #expect(workers.map(\.protocolName) == ["MDP/0.1", "ABP/5"])
         let first = try #require(workers.last)
         #expect(first.actions == ["Documents.open", "Echo.say"] && first.credits == 2 && first.inFlight == 2)
         #expect(first.lastHeardMs == 1_000 && !first.draining && !first.unreachable)
-        #expect(String(decoding: workersJSON, as: UTF8.self).contains(#""protocol":"ABP/4""#))
+        #expect(String(decoding: workersJSON, as: UTF8.self).contains(#""protocol":"ABP/5""#))
 
         h.send(.queues(queryID: "q"))
         guard case .queues("q", let queuesJSON)? = h.replies.last else { throw StackReplyMissing(replies: h.replies) }

@@ -4,7 +4,7 @@ import Testing
 /// Golden byte vectors: the exact frames of every command, as docs/PROTOCOL.md specifies them.
 @Suite("Wire golden vectors")
 struct WireGoldenTests {
-    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x04, command] }
+    static func h(_ command: UInt8) -> [UInt8] { [0x41, 0x42, 0x55, 0x53, 0x05, command] }
     static func t(_ text: String) -> [UInt8] { Array(text.utf8) }
     /// A packed record: each field as a 4-byte big-endian length and its bytes.
     static func packed(_ fields: [[UInt8]]) -> [UInt8] {
@@ -149,7 +149,7 @@ struct WireGoldenTests {
         #expect(WireRequest.timeoutMilliseconds(.zero) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(-3)) == 1)
         #expect(WireRequest.timeoutMilliseconds(.seconds(10_000_000)) == UInt32.max)
-        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x04, 0x12])
+        #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x05, 0x12])
     }
 
     @Test func outcomeJSONForFailuresAndBareErrors() {

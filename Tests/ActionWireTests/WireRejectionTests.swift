@@ -60,9 +60,9 @@ struct WireRejectionTests {
     }
 
     @Test func unknownAndMisdirectedCommandsAreRejected() {
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x04, 0x7F]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, WireHeader.version, 0x7F]]) == .unknownCommand)
         // A worker's READY on the clients socket.
-        #expect(clientError([[0x41, 0x42, 0x55, 0x53, 0x04, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
+        #expect(clientError([[0x41, 0x42, 0x55, 0x53, WireHeader.version, 0x21], Array("w".utf8), [0, 0, 0, 1]]) == .unknownCommand)
         #expect(clientError([Array("MDPC02".utf8)]) == .badSignature)
         #expect(clientError([[]]) == .badSignature)
     }
@@ -138,7 +138,7 @@ struct WireRejectionTests {
                 (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             }
             if !frames.isEmpty, Bool.random(using: &generator) {
-                frames[0] = [0x41, 0x42, 0x55, 0x53, 0x04, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
+                frames[0] = [0x41, 0x42, 0x55, 0x53, WireHeader.version, WireCommand.allCases.randomElement(using: &generator)!.rawValue]
                 // Some frames made to look like packed records, to reach the field decoders.
                 for index in frames.indices.dropFirst() where Bool.random(using: &generator) {
                     frames[index] = WireGoldenTests.packed(Array(frames[index...].prefix(Int.random(in: 0...8, using: &generator))))

@@ -59,7 +59,7 @@ final class FakeCoordinator {
         if !unbatched.isEmpty { return unbatched.removeFirst() }
         let frames: Multipart
         do {
-            frames = try router.receiveMultipart()
+            frames = try router.receiveBusMessage(envelope: 1)
         } catch let error as ZMQError where error.code == .wouldBlock {
             return nil
         }

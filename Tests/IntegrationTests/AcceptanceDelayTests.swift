@@ -1,3 +1,4 @@
+import ActionTransport
 import ActionWire
 import Foundation
 import Testing
@@ -33,7 +34,7 @@ struct AcceptanceDelayTests {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 // Times out (EAGAIN) every 200 ms: the deadline bounds the whole wait.
-                guard let message = try? socket.receiveMultipart() else { continue }
+                guard let message = try? socket.receiveBusMessage() else { continue }
                 return try ClientReply.decode(WireFrameList(message.frames))
             }
             return nil

@@ -1,4 +1,5 @@
 import ActionClient
+import ActionTransport
 import ActionWire
 import Foundation
 import Testing
@@ -42,7 +43,7 @@ struct ClientMalformedOutcomeTests {
         var routingID: [UInt8] = []
         var requests: [WireRequest] = []
         while requests.count < 2 {
-            let message = try coordinator.receiveMultipart()
+            let message = try coordinator.receiveBusMessage(envelope: 1)
             routingID = Array(message.frames[0])
             switch try ClientMessage.decode(WireFrameList(Array(message.frames.dropFirst()))) {
             case .perform(let request): requests.append(request)

@@ -1,3 +1,4 @@
+import ActionTransport
 import ActionWire
 import Foundation
 import Testing
@@ -43,7 +44,7 @@ struct FlowControlTests {
         var outcomes: [String] = []
         var answered: Set<String> = []
         while outcomes.count < count {
-            let message = try dealer.receiveMultipart()
+            let message = try dealer.receiveBusMessage()
             switch try ClientReply.decode(WireFrameList(message.frames)) {
             case .accepted(let requestIDs):
                 #expect(answered.isDisjoint(with: requestIDs), "ACCEPTED came after the OUTCOME")

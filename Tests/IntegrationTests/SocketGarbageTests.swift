@@ -1,3 +1,4 @@
+import ActionTransport
 import ActionWire
 import Foundation
 import Testing
@@ -19,7 +20,7 @@ struct SocketGarbageTests {
 
         func reply(to frames: [[UInt8]]) throws -> ClientReply {
             try dealer.send(Multipart(frames))
-            let received = try dealer.receiveMultipart()
+            let received = try dealer.receiveBusMessage()
             return try ClientReply.decode(WireFrameList(received.frames))
         }
         var header = WireHeader.bytes(.perform)
@@ -45,7 +46,9 @@ struct SocketGarbageTests {
         var badName = fields
         badName[1] = [0xC3, 0x28, 0x2E, 0x61]
         let badUTF8 = try reply(to: [header, packed(badName)])
-        for answer in [truncated, unknown, badUTF8] {
+        // ABP/5 packs a message into one frame; one whose lengths do not add up is refused whole.
+        let badPacking = try reply(to: [header + [0, 0, 0, 9, 1, 2]])
+        for answer in [truncated, unknown, badUTF8, badPacking] {
             guard case .error(_, let code, _) = answer else {
                 Issue.record("expected an ERROR, got \(answer)")
                 continue
@@ -64,7 +67,7 @@ struct SocketGarbageTests {
         try dealer.send(Multipart([header, packed(good), packed(bad), packed(alsoGood)]))
         var refused: [String] = [], answered: Set<String> = []
         while answered.count < 2 {
-            switch try ClientReply.decode(WireFrameList(try dealer.receiveMultipart().frames)) {
+            switch try ClientReply.decode(WireFrameList(try dealer.receiveBusMessage().frames)) {
             case .error(let requestID, let code, _):
                 #expect(code == BusErrorCode.malformedRequest)
                 refused.append(requestID)

@@ -50,5 +50,18 @@ public func fuzzWireCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(forwarded == plain, "forwarded outcome reads as the plain decode")
         if let forwarded { precondition(forwarded.packed == Array(frames.frame(at: 0)), "forwarded outcome's bytes") }
     }
+    if frames.count > 0 {
+        // A packed message (ABP/5: what receivers unpack) unpacks whole or not at all, and what
+        // it unpacks to packs back to the same bytes; any frames pack to what unpacks to them.
+        let first = Array(frames.frame(at: 0))
+        if let unpacked = WirePacking.unpack(first) {
+            precondition(WirePacking.pack(unpacked) == first, "unpacked frames pack back to the message")
+            _ = try? ClientMessage.decode(unpacked, limits: limits)
+            _ = try? WorkerMessage.decode(unpacked, limits: limits)
+        }
+        if first.count == WireHeader.size, WireHeader.hasSignature(first[...]), first[4] == WireHeader.version, frames.count > 1 {
+            precondition(WirePacking.unpack(WirePacking.pack(frames)) == frames, "packed frames unpack to themselves")
+        }
+    }
     return 0
 }
