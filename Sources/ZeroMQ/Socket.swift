@@ -189,15 +189,11 @@ public final class Socket {
     ///
     /// Reusing one `Multipart` for every receive allocates nothing per frame. Once the first
     /// frame has arrived, the remaining frames are already queued, so they never block.
-    public func receive(into message: inout Multipart, options: ReceiveOptions = []) throws {
-        var userID: String?
-        try receive(into: &message, options: options, userID: &userID, readsUserID: false, appending: Self.appendWhole)
-    }
-
-    /// Receives a whole multipart message into `message`, each frame added by `append` (given the
-    /// frame's bytes, its index in the message and whether more follow): a protocol that packs
-    /// several frames into one unpacks them here, from libzmq's buffer, with no copy between.
-    public func receive(into message: inout Multipart, options: ReceiveOptions = [], appending append: FrameAppender) throws {
+    ///
+    /// Each frame is added by `append` (given the frame's bytes, its index in the message and
+    /// whether more follow), as it came unless told otherwise: a protocol that packs several
+    /// frames into one unpacks them there, from libzmq's buffer, with no copy between.
+    public func receive(into message: inout Multipart, options: ReceiveOptions = [], appending append: FrameAppender = appendWhole) throws {
         var userID: String?
         try receive(into: &message, options: options, userID: &userID, readsUserID: false, appending: append)
     }
