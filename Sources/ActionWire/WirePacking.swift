@@ -12,11 +12,14 @@ public enum WirePacking {
     public static let maxFrames = 16_384
 
     /// The largest frame a bus socket takes (`ZMQ_MAXMSGSIZE`, which libzmq applies to each
-    /// frame) when its peers may send records of up to `maxMessageBytes`: a packed message holds
-    /// one such record, or a batch of up to ``WireBatching/maxBytes`` of them (1024 request ids
-    /// at most in an ACK or ACCEPTED, 260 KiB), with their lengths.
+    /// frame) when its peers may send bodies of up to `maxMessageBytes`: a packed message holds
+    /// one record with such a body, or a batch of ``WireBatching/maxBytes`` of bodies, with up to
+    /// ``WireBatching/maxRecords`` records' names and lengths beside them (at most about 1 KiB a
+    /// record: four names of 255 bytes), or 1 024 request ids of an ACK or ACCEPTED (260 KiB).
+    /// Past it libzmq drops the connection, and a sender that made such a batch would resend it
+    /// for ever: hence the room to spare.
     public static func maxFrameBytes(maxMessageBytes: Int) -> Int64 {
-        Int64(max(maxMessageBytes, WireBatching.maxBytes)) + 64 * 1024
+        Int64(max(maxMessageBytes, WireBatching.maxBytes)) + 512 * 1024
     }
 
     /// Whether `frame` is a packed message: an ActionBus header of this version with more after it.

@@ -76,6 +76,34 @@ struct WirePackingTests {
         #expect(WirePacking.unpack(WirePacking.pack(more)) == nil)
     }
 
+    @Test func theLargestBatchesASenderMakesFitTheFrameLimitOfTheSmallestBodyLimit() {
+        // What the senders' batching lets through at most: bodies of up to `WireBatching.maxBytes`
+        // in `maxRecords` records whose names are all as long as names go; or an ACK of as many
+        // ids as a message takes, each as long as a name goes. A frame past the limit would cost
+        // the sender its connection, and its resend the same again.
+        let limit = WirePacking.maxFrameBytes(maxMessageBytes: 1)
+        func name(_ prefix: String, _ index: Int) -> String {
+            let head = "\(prefix)\(index)."
+            return head + String(repeating: "n", count: WireLimits().maxNameBytes - head.utf8.count)
+        }
+        let input = [UInt8](repeating: 0x41, count: WireBatching.maxBytes / WireBatching.maxRecords)
+        let requests = (0..<WireBatching.maxRecords).map {
+            WireRequest(requestID: name("r", $0), action: name("A", $0), session: name("s", $0), timeoutMilliseconds: 1,
+                        contentType: name("t/", $0), input: input, userInitiated: false)
+        }
+        var perform = WireFrameList()
+        ClientMessage.performBatch(requests).encode(into: &perform)
+        #expect(Int64(WirePacking.pack(perform).count) <= limit)
+        var acknowledge = WireFrameList()
+        ClientMessage.acknowledge(requestIDs: (0..<WireLimits().maxRequestIDsPerMessage).map { name("r", $0) }).encode(into: &acknowledge)
+        #expect(Int64(WirePacking.pack(acknowledge).count) <= limit)
+        // One body as large as the limit allows, alone in its message, fits too.
+        let large = WireRequest(requestID: "r:1", action: "Echo.say", input: [UInt8](repeating: 0x41, count: 4 << 20))
+        var single = WireFrameList()
+        ClientMessage.perform(large).encode(into: &single)
+        #expect(Int64(WirePacking.pack(single).count) <= WirePacking.maxFrameBytes(maxMessageBytes: 4 << 20))
+    }
+
     @Test func aPackedHeaderThatDoesNotUnpackIsRefusedAsTruncated() {
         // What a receiver hands the codec when the lengths do not add up: the frame as it came.
         let frame = Self.h(0x01) + [0, 0, 0, 9, 1, 2]
