@@ -3,8 +3,9 @@ import ZeroMQ
 
 extension IOLoopRuntime {
     /// A DEALER connected to a coordinator, with the bus's limits: libzmq drops a peer that sends
-    /// a frame larger than a packed message of `maxMessageBytes` can be (``WirePacking/maxFrameBytes(maxMessageBytes:)``), and the queues are deep enough
-    /// for thousands of requests in flight. With a `routingID` the coordinator's ROUTER knows the
+    /// a frame larger than a packed message of `maxMessageBytes` can be
+    /// (``WirePacking/maxFrameBytes(maxMessageBytes:)``), and the queues are deep enough for
+    /// thousands of requests in flight. With a `routingID` the coordinator's ROUTER knows the
     /// peer by it across reconnections (it takes the identity over from a dead connection).
     public func makeBusDealer(
         connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false, routingID: [UInt8]? = nil,
