@@ -111,6 +111,12 @@ struct CompletedOutcomes {
 
     /// ``acknowledge(_:keep:)`` for the request id `bytes`, as an ACK frame holds it.
     mutating func acknowledge(idBytes bytes: UnsafeRawBufferPointer, keep: Bool) {
+        guard keep && capacity > 0 else {
+            // Forgotten: found and taken out in one probe (an owed one only; a recent one, kept
+            // under an idempotency key, stays until it is evicted).
+            if let entry = entries.remove(idBytes: bytes, if: { $0.owedUntil != nil }) { forget(entry) }
+            return
+        }
         guard let entry = entries[idBytes: bytes] else { return }
         acknowledge(entry, keep: keep)
     }

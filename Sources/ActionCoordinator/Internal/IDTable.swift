@@ -130,25 +130,38 @@ struct IDTable<Element: IDKeyed> {
         return true
     }
 
+    /// Takes out and returns the element whose id is `bytes`, if any: one probe, where finding
+    /// it and then removing it by reference is two.
+    mutating func remove(idBytes bytes: UnsafeRawBufferPointer, if shouldRemove: (Element) -> Bool) -> Element? {
+        guard let index = slot(of: bytes, tag: Self.tag(of: bytes)), shouldRemove(entries[index].unsafelyUnwrapped) else { return nil }
+        return remove(at: index)
+    }
+
     @discardableResult
     private mutating func remove(at index: Int) -> Element {
-        let removed = entries[index].unsafelyUnwrapped
-        // Backward shift: each later entry of the run moves into the hole when its home slot
-        // does not lie (cyclically) between the hole and where it sits.
-        var hole = index
-        var next = (index + 1) & mask
-        while tags[next] != 0 {
-            let home = Int(tags[next]) & mask
-            let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
-            if !stays {
-                tags[hole] = tags[next]
-                entries[hole] = entries[next]
-                hole = next
+        let mask = self.mask
+        let removed = entries.withUnsafeMutableBufferPointer { entries in
+            tags.withUnsafeMutableBufferPointer { tags in
+                // Backward shift: each later entry of the run moves into the hole when its home
+                // slot does not lie (cyclically) between the hole and where it sits. References
+                // are moved, not copied: no retain and release for each entry that shifts.
+                let removed = entries[index].take().unsafelyUnwrapped
+                var hole = index
+                var next = (index + 1) & mask
+                while tags[next] != 0 {
+                    let home = Int(tags[next]) & mask
+                    let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+                    if !stays {
+                        tags[hole] = tags[next]
+                        entries[hole] = entries[next].take()
+                        hole = next
+                    }
+                    next = (next + 1) & mask
+                }
+                tags[hole] = 0
+                return removed
             }
-            next = (next + 1) & mask
         }
-        tags[hole] = 0
-        entries[hole] = nil
         count -= 1
         // A table a burst grew gives its slots back once it is mostly empty; one no larger than
         // `keptCapacity` keeps them, so a table that fills and empties with every batch (a
