@@ -15,12 +15,21 @@ public enum WirePacking {
     /// frame) when its peers may send bodies of up to `maxMessageBytes`: a packed message holds
     /// one record with such a body, or a batch of ``WireBatching/maxBytes`` of bodies, with up to
     /// ``WireBatching/maxRecords`` records' names and lengths beside them (at most about 1 KiB a
-    /// record: four names of 255 bytes), or 1 024 request ids of an ACK or ACCEPTED (260 KiB).
-    /// Past it libzmq drops the connection, and a sender that made such a batch would resend it
-    /// for ever: hence the room to spare.
+    /// record: four names of 255 bytes), or 1 024 request ids of an ACK or ACCEPTED (260 KiB);
+    /// or a list of names: READY, SWITCHES or FEATURES (``largestNameList``, 1.03 MiB). Past it
+    /// libzmq drops the connection, and a sender would send the same again on reconnecting:
+    /// hence the room to spare.
     public static func maxFrameBytes(maxMessageBytes: Int) -> Int64 {
-        Int64(max(maxMessageBytes, WireBatching.maxBytes)) + 512 * 1024
+        Int64(max(max(maxMessageBytes, WireBatching.maxBytes) + 512 * 1024, largestNameList))
     }
+
+    /// The largest message of names, packed: a FEATURES of as many features as a worker may
+    /// serve actions (``WireLimits/maxActionsPerWorker``), each a name of the longest and its
+    /// state, after a query id; a READY or a SWITCHES of as many is a little smaller.
+    static let largestNameList: Int = {
+        let limits = WireLimits(), name = 4 + limits.maxNameBytes
+        return WireHeader.size + name + limits.maxActionsPerWorker * (name + 4 + 1)
+    }()
 
     /// Whether `frame` is a packed message: an ActionBus header of this version with more after it.
     public static func isPacked(_ frame: UnsafeRawBufferPointer) -> Bool {

@@ -97,6 +97,20 @@ struct WirePackingTests {
         var acknowledge = WireFrameList()
         ClientMessage.acknowledge(requestIDs: (0..<WireLimits().maxRequestIDsPerMessage).map { name("r", $0) }).encode(into: &acknowledge)
         #expect(Int64(WirePacking.pack(acknowledge).count) <= limit)
+        // The longest lists of names: READY, SWITCHES and FEATURES of as many entries as allowed.
+        let names = (0..<WireLimits().maxActionsPerWorker).map { name("F", $0).replacingOccurrences(of: ".", with: "-") }
+        var ready = WireFrameList()
+        let actions = (0..<WireLimits().maxActionsPerWorker).map { name("A", $0) }
+        WorkerMessage.ready(WorkerRegistration(name: name("w", 0), credits: 1, actions: actions)).encode(into: &ready)
+        var switches = WireFrameList()
+        WorkerInstruction.switches(Dictionary(uniqueKeysWithValues: names.map { ($0, FeatureSwitch.on) })).encode(into: &switches)
+        var features = WireFrameList()
+        ClientMessage.features(queryID: name("q", 0), changes: Dictionary(uniqueKeysWithValues: names.map { ($0, FeatureSwitch.on) }))
+            .encode(into: &features)
+        for list in [ready, switches, features] {
+            #expect(Int64(WirePacking.pack(list).count) <= limit)
+        }
+        #expect(WirePacking.pack(features).count == WirePacking.largestNameList, "FEATURES is the longest, and the bound is exact")
         // One body as large as the limit allows, alone in its message, fits too.
         let large = WireRequest(requestID: "r:1", action: "Echo.say", input: [UInt8](repeating: 0x41, count: 4 << 20))
         var single = WireFrameList()

@@ -59,7 +59,8 @@ public func fuzzWireCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = try? ClientMessage.decode(unpacked, limits: limits)
             _ = try? WorkerMessage.decode(unpacked, limits: limits)
         }
-        if first.count == WireHeader.size, WireHeader.hasSignature(first[...]), first[4] == WireHeader.version, frames.count > 1 {
+        if first.count == WireHeader.size, WireHeader.hasSignature(first[...]), first[4] == WireHeader.version,
+           frames.count > 1, frames.count <= WirePacking.maxFrames {
             precondition(WirePacking.unpack(WirePacking.pack(frames)) == frames, "packed frames unpack to themselves")
         }
     }
