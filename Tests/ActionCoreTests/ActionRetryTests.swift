@@ -15,8 +15,11 @@ struct ActionRetryTests {
         let key = UUID().uuidString
         let output = try await session.perform(FaultFeature.flaky, input: .init(key: key, failures: 3))
         #expect(output.attempts == 4)
-        // Each attempt is a perform of its own for observers.
-        #expect(observer.events.values.filter { if case .willBegin = $0 { true } else { false } }.count == 4)
+        // Each attempt is a perform of its own for observers. Their events arrive on the
+        // observers' queue, after the caller has its output: awaited until every attempt's
+        // completion is in (each after its own start), then counted.
+        #expect(await completions(of: observer, count: 4))
+        #expect(starts(in: observer) == 4)
     }
 
     @Test func theLastFailureIsDeliveredWhenAttemptsRunOut() async {
@@ -32,7 +35,8 @@ struct ActionRetryTests {
         session.addObserver(observer)
         let outcome = await session.outcome(of: FaultFeature.fail, input: .init(message: "once"))
         #expect(outcome.error?.code == .actionFailed)
-        #expect(observer.events.values.filter { if case .willBegin = $0 { true } else { false } }.count == 1)
+        #expect(await completions(of: observer, count: 1))
+        #expect(starts(in: observer) == 1)
     }
 
     @Test func noRetryStartsPastTheDeadline() async {
@@ -174,4 +178,15 @@ final class ReleaseProbe: Sendable {
     init(_ watch: Watch) { self.watch = watch }
 
     deinit { watch.markReleased() }
+}
+
+/// Waits (bounded) until `observer` has seen `count` completions: observers hear of a perform on
+/// a queue of their own, after its caller.
+private func completions(of observer: TestObserver, count: Int) async -> Bool {
+    await waitUntil { observer.events.values.filter { if case .didComplete = $0 { true } else { false } }.count >= count }
+}
+
+/// How many performs `observer` saw begin.
+private func starts(in observer: TestObserver) -> Int {
+    observer.events.values.filter { if case .willBegin = $0 { true } else { false } }.count
 }
