@@ -61,4 +61,3 @@ public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
         routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
-

@@ -46,20 +46,26 @@ public enum WirePacking {
         // Checked whole before the first frame is handed over: a receiver gets all or nothing.
         var offset = WireHeader.size, frames = 1
         while offset < packed.count {
-            guard packed.count - offset >= 4, frames < maxFrames else { return false }
-            let length = Int(UInt32(bigEndian: packed.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            guard length <= packed.count - offset - 4 else { return false }
-            offset += 4 + length
+            guard frames < maxFrames, let frame = frame(in: packed, at: offset) else { return false }
+            offset = frame.upperBound
             frames += 1
         }
         body(UnsafeRawBufferPointer(rebasing: packed[0..<WireHeader.size]))
         offset = WireHeader.size
-        while offset < packed.count {
-            let length = Int(UInt32(bigEndian: packed.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            body(UnsafeRawBufferPointer(rebasing: packed[(offset + 4)..<(offset + 4 + length)]))
-            offset += 4 + length
+        while offset < packed.count, let frame = frame(in: packed, at: offset) {
+            body(UnsafeRawBufferPointer(rebasing: packed[frame]))
+            offset = frame.upperBound
         }
         return true
+    }
+
+    /// Where the frame whose length is at `offset` lies in `packed`; `nil` when the length, or
+    /// the frame, runs past the end.
+    private static func frame(in packed: UnsafeRawBufferPointer, at offset: Int) -> Range<Int>? {
+        guard packed.count - offset >= 4 else { return nil }
+        let length = Int(UInt32(bigEndian: packed.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        guard length <= packed.count - offset - 4 else { return nil }
+        return (offset + 4)..<(offset + 4 + length)
     }
 
     /// The frames `packed` holds (``forEachFrame(in:_:)``) as a list; `nil` when it is not a
@@ -76,13 +82,13 @@ public enum WirePacking {
     /// header). For tests and tools; senders pack straight into the message they send
     /// (``PackedFrames/pack(from:into:)``).
     public static func pack(_ frames: some WireFrames, from start: Int = 0) -> [UInt8] {
-        var packed: [UInt8] = []
-        for index in start..<frames.count {
-            let frame = frames.frame(at: index)
-            if index > start { packed.appendBigEndian(UInt32(frame.count)) }
-            packed.append(contentsOf: frame)
+        var message = PackedFrames()
+        for index in start..<frames.count { message.append(frames.frame(at: index)) }
+        let count = message.packedCount(from: 0)
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            message.pack(from: 0, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = count
         }
-        return packed
     }
 
     /// `"ABUS"` as the first four bytes load on this machine.
@@ -115,11 +121,5 @@ extension PackedFrames {
                 offset += range.count
             }
         }
-    }
-}
-
-private extension [UInt8] {
-    mutating func appendBigEndian(_ value: UInt32) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A 64-bit digest of bytes: of a request's input, kept with its outcome so that a reuse of the
 /// request id with other input is told from a resend without keeping the input itself; and a
 /// short stand-in for a long routing id.
@@ -28,11 +30,8 @@ enum InputDigest {
         return hash
     }
 
-    static func of(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBytes { of($0) }
-    }
-
-    static func of(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    /// The digest of an array's or a slice's bytes.
+    static func of(_ bytes: some ContiguousBytes) -> UInt64 {
         bytes.withUnsafeBytes { of($0) }
     }
 }
