@@ -12,132 +12,159 @@
 /// that is not user-initiated `"userInitiated":false`.
 public enum OutcomeJSON {
     /// The outcome as one line of JSON, with `sequence` when it came from the stream.
+    ///
+    /// Made twice over: once to measure it, once to write it into an array of exactly that size.
+    /// The coordinator makes one per Majordomo reply and every stream subscriber one per event:
+    /// appended piece by piece (a key, its quotes, its colon, each an append), it was a sixth of
+    /// a subscriber's CPU.
     public static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
-        // The fields, their names and a little room for escapes: one allocation, as a rule.
-        var json = JSONText(capacity: 160 + outcome.byteCount)
-        json.open()
-        json.field("request", outcome.requestID)
-        json.field("action", outcome.action)
-        json.field("session", outcome.session)
-        // The output read in place: a forwarded outcome's lies in its record.
-        if let (contentType, output) = outcome.successOutput {
-            json.field("outcome", "success")
-            json.key("output")
-            if contentType == WireRequest.json, !output.isEmpty {
-                json.raw(output)
-            } else {
-                json.string(String(decoding: output, as: UTF8.self))
-            }
-        } else if case .failure(let code, let message) = outcome.result {
-            writeFailure(code: code, message: message, into: &json)
+        var size = JSONSize()
+        write(outcome, sequence: sequence, into: &size)
+        return [UInt8](unsafeUninitializedCapacity: size.count) { buffer, initialized in
+            var writer = JSONWriter(buffer)
+            write(outcome, sequence: sequence, into: &writer)
+            initialized = writer.count
         }
-        json.field("worker", outcome.worker)
-        json.key("closeActionStack")
-        json.raw((outcome.closeActionStack ? "true" : "false").utf8)
-        if outcome.nested {
-            json.key("nested")
-            json.raw("true".utf8)
-        }
-        if !outcome.userInitiated {
-            json.key("userInitiated")
-            json.raw("false".utf8)
-        }
-        if let sequence {
-            json.key("sequence")
-            json.raw(String(sequence).utf8)
-        }
-        json.close()
-        return json.bytes
     }
 
     /// A bare error object, for replies that are not an outcome.
     public static func encodeError(code: String, message: String) -> [UInt8] {
-        var json = JSONText()
-        json.open()
-        writeFailure(code: code, message: message, into: &json)
-        json.close()
-        return json.bytes
+        var size = JSONSize()
+        size.raw("{")
+        writeFailure(code: code, message: message, into: &size)
+        size.raw("}")
+        return [UInt8](unsafeUninitializedCapacity: size.count) { buffer, initialized in
+            var writer = JSONWriter(buffer)
+            writer.raw("{")
+            writeFailure(code: code, message: message, into: &writer)
+            writer.raw("}")
+            initialized = writer.count
+        }
+    }
+
+    private static func write(_ outcome: WireOutcome, sequence: UInt64?, into json: inout some JSONSink) {
+        json.raw(#"{"request":""#)
+        json.escaped(outcome.requestID)
+        json.raw(#"","action":""#)
+        json.escaped(outcome.action)
+        json.raw(#"","session":""#)
+        json.escaped(outcome.session)
+        json.raw(#"","#)
+        // The output read in place: a forwarded outcome's lies in its record.
+        if let (contentType, output) = outcome.successOutput {
+            json.raw(#""outcome":"success","output":"#)
+            if contentType == WireRequest.json, !output.isEmpty {
+                output.withUnsafeBytes { json.raw($0) }
+            } else {
+                // As a String: bytes that are not UTF-8 are repaired, as a JSON string needs.
+                json.raw(#"""#)
+                json.escaped(String(decoding: output, as: UTF8.self))
+                json.raw(#"""#)
+            }
+        } else if case .failure(let code, let message) = outcome.result {
+            writeFailure(code: code, message: message, into: &json)
+        }
+        json.raw(#","worker":""#)
+        json.escaped(outcome.worker)
+        json.raw(outcome.closeActionStack ? #"","closeActionStack":true"# : #"","closeActionStack":false"#)
+        if outcome.nested { json.raw(#","nested":true"#) }
+        if !outcome.userInitiated { json.raw(#","userInitiated":false"#) }
+        if let sequence {
+            json.raw(#","sequence":"#)
+            json.escaped(String(sequence))
+        }
+        json.raw("}")
     }
 
     /// `"outcome":"failure","error":{"code":...,"message":...}`
-    private static func writeFailure(code: String, message: String, into json: inout JSONText) {
-        json.field("outcome", "failure")
-        json.key("error")
-        json.open()
-        json.field("code", code)
-        json.field("message", message)
-        json.close()
+    private static func writeFailure(code: String, message: String, into json: inout some JSONSink) {
+        json.raw(#""outcome":"failure","error":{"code":""#)
+        json.escaped(code)
+        json.raw(#"","message":""#)
+        json.escaped(message)
+        json.raw(#""}"#)
     }
 }
 
-/// A minimal JSON writer: objects, string fields and raw values.
-struct JSONText {
-    private(set) var bytes: [UInt8] = []
-    private var needsComma = false
+/// Where ``OutcomeJSON`` puts a line: its measure, or its bytes.
+private protocol JSONSink {
+    /// Bytes as they are.
+    mutating func raw(_ bytes: UnsafeRawBufferPointer)
+    /// UTF-8 as the contents of a JSON string: `"`, `\`, and ASCII below 0x20 escaped (`\n`, `\r`,
+    /// `\t`, else `\u00xx`), every other byte as it is.
+    mutating func escaped(_ utf8: UnsafeRawBufferPointer)
+}
 
-    init(capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
+extension JSONSink {
+    mutating func raw(_ text: StaticString) {
+        raw(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func open() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
-    }
-
-    mutating func close() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
-
-    mutating func key(_ name: String) {
-        separate()
-        string(name)
-        bytes.append(UInt8(ascii: ":"))
-        needsComma = false
-    }
-
-    mutating func field(_ name: String, _ value: String) {
-        key(name)
-        string(value)
-    }
-
-    mutating func raw(_ value: some Collection<UInt8>) {
-        bytes.append(contentsOf: value)
-        needsComma = true
-    }
-
-    mutating func string(_ value: String) {
-        var value = value
+    mutating func escaped(_ string: String) {
+        var string = string
         // Native strings are contiguous UTF-8: escaped in place, without a copy.
-        value.withUTF8 { appendEscaped($0) }
+        string.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// The length of the escape of `byte`, or 1 when it is written as it is.
+@inline(__always)
+private func escapedLength(_ byte: UInt8) -> Int {
+    switch byte {
+    case 0x22, 0x5C, 0x0A, 0x0D, 0x09: 2
+    case 0..<0x20: 6
+    default: 1
+    }
+}
+
+/// Counts the bytes a line takes.
+private struct JSONSize: JSONSink {
+    var count = 0
+
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) { count += bytes.count }
+
+    mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
+        var total = utf8.count
+        for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { total += escapedLength(byte) - 1 }
+        count += total
+    }
+}
+
+/// Writes a line into a buffer that ``JSONSize`` measured.
+private struct JSONWriter: JSONSink {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
     }
 
-    /// The bytes as a JSON string: runs that need no escape are copied whole (only ASCII
-    /// below 0x20, `"` and `\` need one; every other byte of valid UTF-8 is copied as it is).
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= buffer.count, "an outcome's JSON outgrew its measure")
+        (buffer.baseAddress! + count).initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Runs that need no escape are copied whole.
+    mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
         var runStart = 0
         for index in 0..<utf8.count {
             let byte = utf8[index]
             guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            raw(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
             switch byte {
-            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            default: bytes.append(contentsOf: Array("\\u00".utf8) + Array(HexText.of([byte]).utf8))
+            case 0x22: raw(#"\""#)
+            case 0x5C: raw(#"\\"#)
+            case 0x0A: raw(#"\n"#)
+            case 0x0D: raw(#"\r"#)
+            case 0x09: raw(#"\t"#)
+            default:
+                raw(#"\u00"#)
+                withUnsafeBytes(of: (HexText.digit(byte >> 4), HexText.digit(byte & 0xF))) { raw($0) }
             }
             runStart = index + 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        bytes.append(UInt8(ascii: "\""))
-        needsComma = true
-    }
-
-    private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        raw(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ActionWire
 
@@ -158,6 +159,69 @@ struct WireGoldenTests {
             """#)
         #expect(String(decoding: OutcomeJSON.encodeError(code: "malformedRequest", message: "bad"), as: UTF8.self)
                 == #"{"outcome":"failure","error":{"code":"malformedRequest","message":"bad"}}"#)
+    }
+
+    /// Every field and flag, and every kind of escape: the line Majordomo clients and stream
+    /// subscribers read, byte for byte.
+    @Test func outcomeJSONForSuccessesWithEscapesAndFlags() {
+        let escaping = WireOutcome(
+            requestID: "c1:9", action: "Echo.say", session: "a \"quoted\" \\ session", worker: "w/1",
+            closeActionStack: true, nested: true, userInitiated: false,
+            result: .success(contentType: WireRequest.json, output: Array(#"{"text":"hi"}"#.utf8))
+        )
+        #expect(String(decoding: OutcomeJSON.encode(escaping), as: UTF8.self) == #"""
+            {"request":"c1:9","action":"Echo.say","session":"a \"quoted\" \\ session","outcome":"success","output":{"text":"hi"},"worker":"w/1","closeActionStack":true,"nested":true,"userInitiated":false}
+            """#)
+        let text = WireOutcome(
+            requestID: "c1:10", action: "Echo.say", session: "", worker: "",
+            closeActionStack: false, result: .success(contentType: "text/plain", output: Array("tab\there\nline\r\u{01}é\u{7F}".utf8))
+        )
+        #expect(String(decoding: OutcomeJSON.encode(text, sequence: 12_345_678_901), as: UTF8.self) == #"""
+            {"request":"c1:10","action":"Echo.say","session":"","outcome":"success","output":"tab\there\nline\r\u0001é\#u{7F}","worker":"","closeActionStack":false,"sequence":12345678901}
+            """#)
+        let empty = WireOutcome(
+            requestID: "c1:11", action: "Echo.say", session: "", worker: "w",
+            closeActionStack: false, result: .success(contentType: WireRequest.json, output: [])
+        )
+        #expect(String(decoding: OutcomeJSON.encode(empty), as: UTF8.self)
+                == #"{"request":"c1:11","action":"Echo.say","session":"","outcome":"success","output":"","worker":"w","closeActionStack":false}"#)
+        let failure = WireOutcome(
+            requestID: "c1:12", action: "Fault.fail", session: "", worker: "w",
+            closeActionStack: false, result: .failure(code: "actionFailed", message: "line 1\nline \"2\"\u{1F}")
+        )
+        #expect(String(decoding: OutcomeJSON.encode(failure), as: UTF8.self)
+                == #"{"request":"c1:12","action":"Fault.fail","session":"","outcome":"failure","error":{"code":"actionFailed","message":"line 1\nline \"2\"\u001f"},"worker":"w","closeActionStack":false}"#)
+    }
+
+    /// Any names and any message, control characters, quotes and non-ASCII included: the line
+    /// parses as JSON and gives back each field as it was.
+    @Test func outcomeJSONRoundTripsAnyText() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "Z", "0", "\"", "\\", "/", "\n", "\r", "\t", "\u{00}", "\u{08}", "\u{0C}", "\u{1F}", "\u{7F}", "é", "😀", " "]
+        func text(_ length: Int) -> String { String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }) }
+        for round in 0..<500 {
+            let outcome = WireOutcome(
+                requestID: text(round % 20 + 1), action: text(round % 7), session: text(round % 5), worker: text(round % 3),
+                closeActionStack: round.isMultiple(of: 2), nested: round.isMultiple(of: 3), userInitiated: !round.isMultiple(of: 5),
+                result: round.isMultiple(of: 4)
+                    ? .failure(code: text(3), message: text(round % 40))
+                    : .success(contentType: "text/plain", output: Array(text(round % 40).utf8))
+            )
+            let line = OutcomeJSON.encode(outcome, sequence: UInt64(round))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            #expect(object["request"] as? String == outcome.requestID)
+            #expect(object["action"] as? String == outcome.action)
+            #expect(object["session"] as? String == outcome.session)
+            #expect(object["worker"] as? String == outcome.worker)
+            #expect(object["sequence"] as? Int == round)
+            switch outcome.result {
+            case .success(_, let output):
+                #expect(object["output"] as? String == String(decoding: output, as: UTF8.self))
+            case .failure(let code, let message):
+                let error = try #require(object["error"] as? [String: Any])
+                #expect(error["code"] as? String == code && error["message"] as? String == message)
+            }
+        }
     }
 
     @Test func cancelStacksPing() throws {

@@ -430,6 +430,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     @exclusivity(unchecked) private var majordomoSequence: UInt64 = 0
+    /// The request-id prefix (`mdp:<instance>:<routing id>:`) of the Majordomo client heard from
+    /// last: a pipelined client sends its requests in a row, and the prefix's text was made
+    /// again for each of them.
+    @exclusivity(unchecked) private var lastMajordomoPrefix: (routingID: [UInt8], prefix: String)?
 
 
     private func handleMajordomo(routingID: [UInt8]) {
@@ -453,10 +457,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         majordomoSequence += 1
         // MDP has no request identity: make one that no other connection, and no other
         // coordinator instance (the journal outlives this one), can produce.
-        let routingText = Self.routingText(routingID)
-        let wireRequest = WireRequest(
-            requestID: "mdp:\(core.instance):\(routingText):\(majordomoSequence)", action: request.service, input: request.body
-        )
+        let prefix: String
+        if let last = lastMajordomoPrefix, last.routingID == routingID {
+            prefix = last.prefix
+        } else {
+            prefix = "mdp:\(core.instance):\(Self.routingText(routingID)):"
+            lastMajordomoPrefix = (routingID, prefix)
+        }
+        let wireRequest = WireRequest(requestID: prefix + String(majordomoSequence), action: request.service, input: request.body)
         let client = ClientAddress(routingID: routingID, protocol: .majordomo(request.dialect, service: request.service), curveKey: curveKey)
         guard WireName.isActionName(request.service) else {
             let outcome = WireOutcome.failure(for: wireRequest, code: BusErrorCode.unknownAction,
