@@ -9,9 +9,14 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
     /// The feature, when it is a ``ConditionalFeature`` (looked up once, not per perform).
     @usableFromInline let conditionalFeature: (any ConditionalFeature.Type)?
 
+    /// The stable full name `Feature.action`, e.g. `Echo.say`: made once, not per perform (a
+    /// perform names its action in its event and, by name, in its outcome's encoding).
+    public let fullName: String
+
     init(actionName: String) {
         self.actionName = actionName
         self.conditionalFeature = F.self as? any ConditionalFeature.Type
+        self.fullName = "\(F.name).\(actionName)"
     }
 
     /// The binding if its feature is available now, `nil` if not: Flint's `request()`. A
@@ -30,9 +35,6 @@ public struct ActionBinding<F: Feature, A: Action>: Sendable, CustomStringConver
 
     /// The feature's name, e.g. `Echo`.
     public var featureName: String { F.name }
-
-    /// The stable full name `Feature.action`, e.g. `Echo.say`.
-    public var fullName: String { "\(F.name).\(actionName)" }
 
     /// The full name.
     public var description: String { fullName }
