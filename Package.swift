@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
         .testTarget(
             name: "ActionCoordinatorTests",
-            dependencies: ["ActionCoordinator", "ActionCore", "ActionJournal", "ActionWire"]
+            dependencies: ["ActionCoordinator", "ActionCore", "ActionJournal", "ActionWire", "Locking"]
         ),
         .testTarget(
             name: "ActionWorkerTests",

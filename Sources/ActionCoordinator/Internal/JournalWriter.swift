@@ -2,13 +2,20 @@ import ActionJournal
 import Dispatch
 import Locking
 
-/// The journal's own thread: writes and syncs each batch's records (group commit) and runs
+/// The journal's own thread: writes and syncs the loop's batches of records and runs
 /// compactions, so a slow `fdatasync` or a large compaction never holds up the coordinator's
 /// I/O loop. The loop keeps reading, routing and dispatching meanwhile; only the replies that
 /// wait for a batch's records wait for its commit.
 ///
+/// Group commit: every batch handed over while a commit is under way waits for the next, and
+/// that one writes and syncs them all together. A batch a commit each kept the journal's
+/// capacity at one loop turn per `fdatasync`: a disk slower than the turns (10 ms a sync,
+/// a turn every 2.5 ms) made a backlog that only grew, and every reply behind it waited longer.
+///
 /// Batches commit in the order they were handed over, and their replies come back to the loop
-/// in that order (``takeFinished()``). The `RequestJournal` is touched only on `queue`.
+/// in that order (``takeFinished()``). A compaction stays where it was asked for among the
+/// batches: those before it are written before it, those after it after (the snapshot it writes
+/// holds the first and not the second). The `RequestJournal` is touched only on `queue`.
 final class JournalWriter: @unchecked Sendable {
     /// A batch whose commit has ended, with what waited for it.
     struct Finished: Sendable {
@@ -17,10 +24,23 @@ final class JournalWriter: @unchecked Sendable {
         let needsCompaction: Bool
     }
 
+    /// What the loop handed over, in order, for the journal's thread to take.
+    private enum Work {
+        case batch(records: [JournalRecord], output: HeldOutput, wake: @Sendable () -> Void)
+        case compaction(JournalSnapshot, done: @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void)
+    }
+
+    private struct Waiting {
+        var work: [Work] = []
+        /// A block that takes the waiting work is on the queue and has not taken it yet.
+        var isScheduled = false
+    }
+
     private let journal: RequestJournal
     /// Records each commit's duration through swift-metrics.
     private let recordsMetrics: Bool
     private let queue = DispatchQueue(label: "actionbus.coordinator.journal")
+    private let waiting = Locked(Waiting())
     private let finished = Locked<[Finished]>([])
     /// Batches handed over and not yet taken back (loop thread only).
     private(set) var inFlight = 0
@@ -30,25 +50,19 @@ final class JournalWriter: @unchecked Sendable {
         self.recordsMetrics = recordsMetrics
     }
 
-    /// Appends `records`, commits them, then makes `output` available to ``takeFinished()``
-    /// and calls `wake` (from the journal's thread) so the loop comes to take it.
+    /// Appends `records`, commits them (with whatever else waits by then), then makes `output`
+    /// available to ``takeFinished()`` and calls `wake` (from the journal's thread) so the loop
+    /// comes to take it.
     func commit(_ records: [JournalRecord], releasing output: HeldOutput, wake: @escaping @Sendable () -> Void) {
         inFlight += 1
-        // `self`, not the journal, is captured: the writer vouches that only `queue` touches it.
-        queue.async { [self] in
-            var failure: JournalError?
-            do throws(JournalError) {
-                let started = ContinuousClock.now
-                for record in records { journal.append(record) }
-                try journal.commit()
-                if recordsMetrics { CoordinatorMetrics.journalCommitted(in: .now - started) }
-            } catch {
-                failure = error
-            }
-            let batch = Finished(output: output, failure: failure, needsCompaction: failure == nil && journal.needsCompaction)
-            finished.withLock { $0.append(batch) }
-            wake()
-        }
+        hand(.batch(records: records, output: output, wake: wake))
+    }
+
+    /// Rewrites the journal with `live` on the journal's thread, after the batches handed over
+    /// before it; `done` gets the sizes before and after, or the error (the journal then keeps
+    /// appending to the old file).
+    func compact(_ live: JournalSnapshot, done: @escaping @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void) {
+        hand(.compaction(live, done: done))
     }
 
     /// The batches whose commits ended, in order (loop thread).
@@ -61,27 +75,79 @@ final class JournalWriter: @unchecked Sendable {
         return batches
     }
 
-    /// Rewrites the journal with `live` on the journal's thread; `done` gets the sizes before
-    /// and after, or the error (the journal then keeps appending to the old file).
-    func compact(_ live: JournalSnapshot, done: @escaping @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void) {
-        queue.async { [self] in
-            let before = journal.fileBytes
-            do throws(JournalError) {
-                try journal.compact(live)
-                done(.success((before, journal.fileBytes)))
-            } catch {
-                done(.failure(error))
-            }
-        }
-    }
-
     /// Waits for every commit and compaction handed over so far.
     func waitForAll() {
+        // Work handed over before now is taken by a block already on the queue.
         queue.sync {}
     }
 
     /// Closes the journal once everything handed over is written.
     func close() {
         queue.sync { self.journal.close() }
+    }
+
+    /// Runs `body` on the journal's thread, after what was handed over before: tests hold the
+    /// thread with it, to hand batches over while a commit is under way.
+    func onJournalThread(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    private func hand(_ work: Work) {
+        let schedule = waiting.withLock { waiting -> Bool in
+            waiting.work.append(work)
+            defer { waiting.isScheduled = true }
+            return !waiting.isScheduled
+        }
+        if schedule { queue.async { [self] in runWaiting() } }
+    }
+
+    /// Takes all that waits: runs of batches are committed together, compactions run between
+    /// them where they were asked for. Work handed over from here on waits for the next block.
+    private func runWaiting() {
+        let work = waiting.withLock { waiting -> [Work] in
+            waiting.isScheduled = false
+            defer { waiting.work.removeAll() }
+            return waiting.work
+        }
+        var group: [(output: HeldOutput, wake: @Sendable () -> Void)] = []
+        for item in work {
+            switch item {
+            case .batch(let records, let output, let wake):
+                for record in records { journal.append(record) }
+                group.append((output, wake))
+            case .compaction(let live, let done):
+                commit(group)
+                group.removeAll()
+                let before = journal.fileBytes
+                do throws(JournalError) {
+                    try journal.compact(live)
+                    done(.success((before, journal.fileBytes)))
+                } catch {
+                    done(.failure(error))
+                }
+            }
+        }
+        commit(group)
+    }
+
+    /// Commits what the batches of `group` appended (one `fdatasync`), then hands their outputs
+    /// back in order and wakes the loop once.
+    private func commit(_ group: [(output: HeldOutput, wake: @Sendable () -> Void)]) {
+        guard let wake = group.last?.wake else { return }
+        var failure: JournalError?
+        do throws(JournalError) {
+            let started = ContinuousClock.now
+            try journal.commit()
+            if recordsMetrics { CoordinatorMetrics.journalCommitted(in: .now - started) }
+        } catch {
+            failure = error
+        }
+        // Asked once, after the group's commit: the loop starts one compaction for it.
+        let needsCompaction = failure == nil && journal.needsCompaction
+        let batches = group.indices.map { index in
+            Finished(output: group[index].output, failure: failure, needsCompaction: needsCompaction && index == group.count - 1)
+        }
+        finished.withLock { $0.append(contentsOf: batches) }
+        wake()
     }
 }
