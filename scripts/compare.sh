@@ -9,7 +9,8 @@
 #   relay      C client -> zmq_proxy (ROUTER/DEALER) -> 2 C echo workers, 64-byte messages
 #   bus        actionbus coordinator + 2 workers + `actionbus bench`, Echo.say, 46-byte text:
 #              journal off, journal on, a Majordomo client (C, pipelined), 10 stream subscribers,
-#              one request in flight (interleaved with the relay's), and a burst of N requests
+#              one request in flight (interleaved with the relay's), journal on over a disk
+#              whose syncs take 10 ms more (a preloaded shim), and a burst of N requests
 #              with no worker at the start and two started later, from 1 and from 10 clients.
 # Writes a markdown report to FILE (default benchmarks/compare.md) and prints it. --quick runs
 # small counts, as CI's smoke run: it fails when something breaks, never on a number.
@@ -88,10 +89,11 @@ relay_run() {  # count window -> JSON line
 # --- the bus ---------------------------------------------------------------------------------
 
 bus_clients=""; bus_workers=""; bus_outcomes=""; coordinator_pid=""; worker_pids=()
+coordinator_env=()  # NAME=value pairs the next coordinator starts with
 start_coordinator() {  # extra coordinator options...
     bus_clients=$(free_port); bus_workers=$(free_port); bus_outcomes=$(free_port)
     rm -rf "$work/data"
-    "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$bus_workers" \
+    env "${coordinator_env[@]}" "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$bus_workers" \
         --outcomes "tcp://127.0.0.1:$bus_outcomes" --log-level warning "$@" 2>>"$work/coordinator.log" &
     coordinator_pid=$!; pids+=("$coordinator_pid")
     wait_port "$bus_clients"
@@ -203,6 +205,26 @@ start_workers; wait_workers
 interleaved "$window in flight, journal on"
 stop_bus
 stop "$proxy_pid" "$relay_w1" "$relay_w2"
+
+# --- a slow disk: the journal's syncs take 10 ms more than a turn of the loop -------------------
+
+add ""
+add "## A slow disk: journal on, every fdatasync 10 ms longer (benchmarks/relay/slowsync.c, preloaded)"
+add ""
+add "| run | requests | throughput | p50 latency | p99 latency | fdatasyncs per 1 000 requests | ActionBus CPU per request |"
+add "| --- | --- | --- | --- | --- | --- | --- |"
+coordinator_env=("LD_PRELOAD=$slowsync" "SLOW_SYNC_US=10000" "SLOW_SYNC_COUNT=$work/syncs")
+start_coordinator --data-dir "$work/data"
+coordinator_env=()
+start_workers; wait_workers
+slow_requests=$((requests / 3))
+syncs_count() { cat "$work/syncs" 2>/dev/null || echo 0; }
+syncs_before=$(syncs_count)
+slow_line=$(bus_run "$slow_requests" "$window")
+# The syncs of the run and of its 2 000-request warm-up.
+syncs=$(( $(syncs_count) - syncs_before ))
+add "| $window in flight | $slow_requests | $(json_field "$slow_line" throughput)/s | $(json_field "$slow_line" p50Us) µs | $(json_field "$slow_line" p99Us) µs | $(python3 -c "print(f'{1000 * $syncs / ($slow_requests + 2000):.1f}')") | $(last_cpu) |"
+stop_bus
 
 # --- bursts: no worker at the start, two started later ------------------------------------------
 
