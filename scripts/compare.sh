@@ -213,7 +213,9 @@ add "## A slow disk: journal on, every fdatasync 10 ms longer (benchmarks/relay/
 add ""
 add "| run | requests | throughput | p50 latency | p99 latency | fdatasyncs per 1 000 requests | ActionBus CPU per request |"
 add "| --- | --- | --- | --- | --- | --- | --- |"
-coordinator_env=("LD_PRELOAD=$slowsync" "SLOW_SYNC_US=10000" "SLOW_SYNC_COUNT=$work/syncs")
+# The shim, preloaded into this coordinator alone: each fdatasync SLOW_SYNC_US (10 ms) longer.
+"$(command -v cc || command -v clang)" -O2 -shared -fPIC -o .build-relay/slowsync.so benchmarks/relay/slowsync.c -ldl
+coordinator_env=("LD_PRELOAD=$PWD/.build-relay/slowsync.so" "SLOW_SYNC_US=10000" "SLOW_SYNC_COUNT=$work/syncs")
 start_coordinator --data-dir "$work/data"
 coordinator_env=()
 start_workers; wait_workers

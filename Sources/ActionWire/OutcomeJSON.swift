@@ -50,19 +50,15 @@ public enum OutcomeJSON {
         json.raw(#"","session":""#)
         json.escaped(outcome.session)
         json.raw(#"","#)
-        // The output read in place: a forwarded outcome's lies in its record.
+        // The output read in place: a forwarded outcome's lies in its record (`result` would
+        // copy it out).
         if let (contentType, output) = outcome.successOutput {
-            json.raw(#""outcome":"success","output":"#)
-            if contentType == WireRequest.json, !output.isEmpty {
-                output.withUnsafeBytes { json.raw($0) }
-            } else {
-                // As a String: bytes that are not UTF-8 are repaired, as a JSON string needs.
-                json.raw(#"""#)
-                json.escaped(String(decoding: output, as: UTF8.self))
-                json.raw(#"""#)
+            writeSuccess(contentType: contentType, output: output, into: &json)
+        } else {
+            switch outcome.result {
+            case .failure(let code, let message): writeFailure(code: code, message: message, into: &json)
+            case .success(let contentType, let output): writeSuccess(contentType: contentType, output: output[...], into: &json)
             }
-        } else if case .failure(let code, let message) = outcome.result {
-            writeFailure(code: code, message: message, into: &json)
         }
         json.raw(#","worker":""#)
         json.escaped(outcome.worker)
@@ -74,6 +70,19 @@ public enum OutcomeJSON {
             json.escaped(String(sequence))
         }
         json.raw("}")
+    }
+
+    /// `"outcome":"success","output":...`: JSON as it is, anything else as a string.
+    private static func writeSuccess(contentType: String, output: ArraySlice<UInt8>, into json: inout some JSONSink) {
+        json.raw(#""outcome":"success","output":"#)
+        if contentType == WireRequest.json, !output.isEmpty {
+            output.withUnsafeBytes { json.raw($0) }
+        } else {
+            // As a String: bytes that are not UTF-8 are repaired, as a JSON string needs.
+            json.raw(#"""#)
+            json.escaped(String(decoding: output, as: UTF8.self))
+            json.raw(#"""#)
+        }
     }
 
     /// `"outcome":"failure","error":{"code":...,"message":...}`

@@ -5,9 +5,6 @@ mkdir -p .build-relay
 # Any C compiler: the Swift toolchain's clang will do where the system has no cc.
 "$(command -v cc || command -v clang)" -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
 relay="$PWD/.build-relay/relay"
-# A slow disk, preloaded into a coordinator: each fdatasync SLOW_SYNC_US (10 ms) longer.
-"$(command -v cc || command -v clang)" -O2 -shared -fPIC -o .build-relay/slowsync.so benchmarks/relay/slowsync.c -ldl
-slowsync="$PWD/.build-relay/slowsync.so"
 
 work=$(mktemp -d)
 pids=()

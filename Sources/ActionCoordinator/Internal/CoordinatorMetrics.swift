@@ -44,7 +44,8 @@ final class CoordinatorMetrics {
         if let acceptedAt { requestDuration.recordInterval(since: acceptedAt, now: now) }
     }
 
-    /// Records one journal commit (group commit of a batch), from the journal's thread.
+    /// Records one journal commit (its write and sync, for a group of the loop's batches), from
+    /// the journal's thread.
     static func journalCommitted(in duration: Duration) {
         journalCommitDuration.record(duration: duration)
     }

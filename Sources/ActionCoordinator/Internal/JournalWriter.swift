@@ -51,8 +51,9 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// Appends `records`, commits them (with whatever else waits by then), then makes `output`
-    /// available to ``takeFinished()`` and calls `wake` (from the journal's thread) so the loop
-    /// comes to take it.
+    /// available to ``takeFinished()`` and wakes the loop (from the journal's thread) to take it:
+    /// once a group, with the `wake` of its last batch, so every batch's `wake` must do the same.
+    /// Loop thread only, as are ``compact(_:done:)`` and ``waitForAll()``.
     func commit(_ records: [JournalRecord], releasing output: HeldOutput, wake: @escaping @Sendable () -> Void) {
         inFlight += 1
         hand(.batch(records: records, output: output, wake: wake))
@@ -75,7 +76,7 @@ final class JournalWriter: @unchecked Sendable {
         return batches
     }
 
-    /// Waits for every commit and compaction handed over so far.
+    /// Waits for every commit and compaction handed over so far (by this thread: the loop's).
     func waitForAll() {
         // Work handed over before now is taken by a block already on the queue.
         queue.sync {}
