@@ -435,7 +435,6 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// again for each of them.
     @exclusivity(unchecked) private var lastMajordomoPrefix: (routingID: [UInt8], prefix: String)?
 
-
     private func handleMajordomo(routingID: [UInt8]) {
         let request: MajordomoRequest
         do {
