@@ -95,13 +95,11 @@ public enum OutcomeJSON {
     }
 }
 
-/// Where ``OutcomeJSON`` puts a line: its measure, or its bytes.
+/// Where ``OutcomeJSON`` puts a line: its measure, or its bytes. Both take it as the same raw
+/// pieces (``escaped(_:)`` included), so a line's measure is its length by construction.
 private protocol JSONSink {
     /// Bytes as they are.
     mutating func raw(_ bytes: UnsafeRawBufferPointer)
-    /// UTF-8 as the contents of a JSON string: `"`, `\`, and ASCII below 0x20 escaped (`\n`, `\r`,
-    /// `\t`, else `\u00xx`), every other byte as it is.
-    mutating func escaped(_ utf8: UnsafeRawBufferPointer)
 }
 
 extension JSONSink {
@@ -114,48 +112,9 @@ extension JSONSink {
         // Native strings are contiguous UTF-8: escaped in place, without a copy.
         string.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
     }
-}
 
-/// The length of the escape of `byte`, or 1 when it is written as it is.
-@inline(__always)
-private func escapedLength(_ byte: UInt8) -> Int {
-    switch byte {
-    case 0x22, 0x5C, 0x0A, 0x0D, 0x09: 2
-    case 0..<0x20: 6
-    default: 1
-    }
-}
-
-/// Counts the bytes a line takes.
-private struct JSONSize: JSONSink {
-    var count = 0
-
-    mutating func raw(_ bytes: UnsafeRawBufferPointer) { count += bytes.count }
-
-    mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
-        var total = utf8.count
-        for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { total += escapedLength(byte) - 1 }
-        count += total
-    }
-}
-
-/// Writes a line into a buffer that ``JSONSize`` measured.
-private struct JSONWriter: JSONSink {
-    private let buffer: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
-
-    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        self.buffer = buffer
-    }
-
-    mutating func raw(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        precondition(count + bytes.count <= buffer.count, "an outcome's JSON outgrew its measure")
-        (buffer.baseAddress! + count).initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        count += bytes.count
-    }
-
-    /// Runs that need no escape are copied whole.
+    /// UTF-8 as the contents of a JSON string: `"`, `\`, and ASCII below 0x20 escaped (`\n`, `\r`,
+    /// `\t`, else `\u00xx`), every other byte as it is; runs that need no escape go whole.
     mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
         var runStart = 0
         for index in 0..<utf8.count {
@@ -175,5 +134,29 @@ private struct JSONWriter: JSONSink {
             runStart = index + 1
         }
         raw(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
+    }
+}
+
+/// Counts the bytes a line takes.
+private struct JSONSize: JSONSink {
+    var count = 0
+
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) { count += bytes.count }
+}
+
+/// Writes a line into a buffer that ``JSONSize`` measured.
+private struct JSONWriter: JSONSink {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= buffer.count, "an outcome's JSON outgrew its measure")
+        (buffer.baseAddress! + count).initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        count += bytes.count
     }
 }

@@ -27,14 +27,14 @@ struct JournalWriterTests {
 
     @Test func batchesHandedOverDuringACommitAreCommittedTogetherInOrder() throws {
         try withJournal { _, journal in
-            let writer = JournalWriter(journal: journal)
+            let wakes = Locked(0)
+            let writer = JournalWriter(journal: journal) { wakes.withLock { $0 += 1 } }
             let hold = DispatchSemaphore(value: 0)
             // The journal's thread is busy (as during a slow fdatasync) while five turns end.
             writer.onJournalThread { hold.wait() }
-            let wakes = Locked(0)
             for index in 1...5 {
                 let (records, output) = batch("r\(index)")
-                writer.commit(records, releasing: output) { wakes.withLock { $0 += 1 } }
+                writer.commit(records, releasing: output)
             }
             #expect(writer.inFlight == 5)
             hold.signal()
@@ -53,10 +53,10 @@ struct JournalWriterTests {
 
     @Test func aBatchAfterACommitGetsACommitOfItsOwn() throws {
         try withJournal { _, journal in
-            let writer = JournalWriter(journal: journal)
+            let writer = JournalWriter(journal: journal) {}
             for index in 1...3 {
                 let (records, output) = batch("r\(index)")
-                writer.commit(records, releasing: output) {}
+                writer.commit(records, releasing: output)
                 writer.waitForAll()
             }
             #expect(writer.takeFinished().count == 3)
@@ -67,17 +67,17 @@ struct JournalWriterTests {
 
     @Test func aCompactionStaysBetweenTheBatchesItWasAskedForBetween() throws {
         try withJournal { directory, journal in
-            let writer = JournalWriter(journal: journal)
+            let writer = JournalWriter(journal: journal) {}
             let hold = DispatchSemaphore(value: 0)
             writer.onJournalThread { hold.wait() }
             let (before, beforeOutput) = batch("before")
-            writer.commit(before, releasing: beforeOutput) {}
+            writer.commit(before, releasing: beforeOutput)
             // The snapshot of what is live when it is asked for: nothing (as if "before" had
             // finished); "after" comes later, so the new file must hold it.
             let compacted = Locked<Result<(before: Int, after: Int), JournalError>?>(nil)
             writer.compact(JournalSnapshot()) { result in compacted.withLock { $0 = result } }
             let (after, afterOutput) = batch("after")
-            writer.commit(after, releasing: afterOutput) {}
+            writer.commit(after, releasing: afterOutput)
             hold.signal()
             writer.waitForAll()
 

@@ -91,7 +91,12 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
         }
         // Its recovery is read below, here, before the writer's thread ever touches it.
-        journalWriter = journalFile.map { JournalWriter(journal: $0, recordsMetrics: configuration.recordsMetrics) }
+        journalWriter = journalFile.map {
+            // Weak: the writer's thread may end a commit after the loop has gone.
+            JournalWriter(journal: $0, recordsMetrics: configuration.recordsMetrics) { [weak loop] in
+                loop?.execute { driver, _ in driver.releaseCommitted() }
+            }
+        }
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
         clients = try runtime.makeSocket(.router)
@@ -205,10 +210,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             return
         }
         if let journalWriter, !records.isEmpty || journalWriter.inFlight > 0 {
-            let loop = self.loop
-            journalWriter.commit(records, releasing: output) {
-                loop.execute { driver, _ in driver.releaseCommitted() }
-            }
+            journalWriter.commit(records, releasing: output)
             records.removeAll(keepingCapacity: true)
         } else {
             release(output)

@@ -26,7 +26,7 @@ final class JournalWriter: @unchecked Sendable {
 
     /// What the loop handed over, in order, for the journal's thread to take.
     private enum Work {
-        case batch(records: [JournalRecord], output: HeldOutput, wake: @Sendable () -> Void)
+        case batch(records: [JournalRecord], output: HeldOutput)
         case compaction(JournalSnapshot, done: @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void)
     }
 
@@ -39,24 +39,27 @@ final class JournalWriter: @unchecked Sendable {
     private let journal: RequestJournal
     /// Records each commit's duration through swift-metrics.
     private let recordsMetrics: Bool
+    /// Called from the journal's thread after each commit, so the loop comes to take what it
+    /// released (``takeFinished()``).
+    private let wake: @Sendable () -> Void
     private let queue = DispatchQueue(label: "actionbus.coordinator.journal")
     private let waiting = Locked(Waiting())
     private let finished = Locked<[Finished]>([])
     /// Batches handed over and not yet taken back (loop thread only).
     private(set) var inFlight = 0
 
-    init(journal: RequestJournal, recordsMetrics: Bool = false) {
+    init(journal: RequestJournal, recordsMetrics: Bool = false, wake: @escaping @Sendable () -> Void) {
         self.journal = journal
         self.recordsMetrics = recordsMetrics
+        self.wake = wake
     }
 
     /// Appends `records`, commits them (with whatever else waits by then), then makes `output`
-    /// available to ``takeFinished()`` and wakes the loop (from the journal's thread) to take it:
-    /// once a group, with the `wake` of its last batch, so every batch's `wake` must do the same.
+    /// available to ``takeFinished()`` and wakes the loop, once for the group it went with.
     /// Loop thread only, as are ``compact(_:done:)`` and ``waitForAll()``.
-    func commit(_ records: [JournalRecord], releasing output: HeldOutput, wake: @escaping @Sendable () -> Void) {
+    func commit(_ records: [JournalRecord], releasing output: HeldOutput) {
         inFlight += 1
-        hand(.batch(records: records, output: output, wake: wake))
+        hand(.batch(records: records, output: output))
     }
 
     /// Rewrites the journal with `live` on the journal's thread, after the batches handed over
@@ -110,12 +113,12 @@ final class JournalWriter: @unchecked Sendable {
             defer { waiting.work.removeAll() }
             return waiting.work
         }
-        var group: [(output: HeldOutput, wake: @Sendable () -> Void)] = []
+        var group: [HeldOutput] = []
         for item in work {
             switch item {
-            case .batch(let records, let output, let wake):
+            case .batch(let records, let output):
                 for record in records { journal.append(record) }
-                group.append((output, wake))
+                group.append(output)
             case .compaction(let live, let done):
                 commit(group)
                 group.removeAll()
@@ -133,8 +136,8 @@ final class JournalWriter: @unchecked Sendable {
 
     /// Commits what the batches of `group` appended (one `fdatasync`), then hands their outputs
     /// back in order and wakes the loop once.
-    private func commit(_ group: [(output: HeldOutput, wake: @Sendable () -> Void)]) {
-        guard let wake = group.last?.wake else { return }
+    private func commit(_ group: [HeldOutput]) {
+        guard !group.isEmpty else { return }
         var failure: JournalError?
         do throws(JournalError) {
             let started = ContinuousClock.now
@@ -146,7 +149,7 @@ final class JournalWriter: @unchecked Sendable {
         // Asked once, after the group's commit: the loop starts one compaction for it.
         let needsCompaction = failure == nil && journal.needsCompaction
         let batches = group.indices.map { index in
-            Finished(output: group[index].output, failure: failure, needsCompaction: needsCompaction && index == group.count - 1)
+            Finished(output: group[index], failure: failure, needsCompaction: needsCompaction && index == group.count - 1)
         }
         finished.withLock { $0.append(contentsOf: batches) }
         wake()
