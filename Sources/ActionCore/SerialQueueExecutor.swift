@@ -33,6 +33,8 @@ public final class SerialQueueExecutor: ActionExecutor {
         var waiting: [Work] = []
         /// A block that runs the waiting work is on the queue (or running).
         var isScheduled = false
+        /// ``holdScheduling()`` calls not yet released: while any is, new work waits unscheduled.
+        var holds = 0
     }
 
     /// Creates an executor with a new serial queue.
@@ -84,8 +86,33 @@ public final class SerialQueueExecutor: ActionExecutor {
         }
         let schedule = coalesced.withLock { state -> Bool in
             state.waiting.append(Work(run: work))
-            defer { state.isScheduled = true }
-            return !state.isScheduled
+            guard !state.isScheduled, state.holds == 0 else { return false }
+            state.isScheduled = true
+            return true
+        }
+        if schedule { queue.async { [self] in runCoalesced() } }
+    }
+
+    /// Lets work submitted from now on wait, unscheduled, until ``releaseScheduling()``, which
+    /// then schedules it all in one block (calls nest; a block already running still takes
+    /// what joins it). For a coalescing executor only; on another it does nothing.
+    ///
+    /// A worker's I/O thread submits a message's hundred performs one by one: scheduled as
+    /// they came, the queue's thread ran the first few, found none waiting and parked, to be
+    /// woken for the next few (measured: nine blocks a message, each a wake-up and a park).
+    package func holdScheduling() {
+        coalesced?.withLock { $0.holds += 1 }
+    }
+
+    /// Ends one ``holdScheduling()``; the last one schedules what waits.
+    package func releaseScheduling() {
+        guard let coalesced else { return }
+        let schedule = coalesced.withLock { state -> Bool in
+            precondition(state.holds > 0, "releaseScheduling() without holdScheduling()")
+            state.holds -= 1
+            guard state.holds == 0, !state.isScheduled, !state.waiting.isEmpty else { return false }
+            state.isScheduled = true
+            return true
         }
         if schedule { queue.async { [self] in runCoalesced() } }
     }

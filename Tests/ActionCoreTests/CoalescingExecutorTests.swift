@@ -76,4 +76,56 @@ struct CoalescingExecutorTests {
         end()
         #expect(await steps.waitForValues(count: 4) == ["blocking", "holding", "ended", "after the end"])
     }
+
+    @Test("work submitted while scheduling is held waits for the release, then runs in order")
+    func heldWorkWaitsForTheRelease() async {
+        let tagged = TaggedQueue("coalescing-held")
+        let executor = SerialQueueExecutor(queue: tagged.queue, coalescing: true)
+        let ran = Recorder<String>()
+        executor.holdScheduling()
+        for name in ["a", "b", "c"] { executor.submit { ran.record("\(name) on \(TaggedQueue.currentTag ?? "nil")") } }
+        // Every block put on the queue before this one has run: none ran the held work.
+        tagged.queue.sync {}
+        #expect(ran.values.isEmpty)
+        executor.releaseScheduling()
+        #expect(await ran.waitForValues(count: 3) == ["a on coalescing-held", "b on coalescing-held", "c on coalescing-held"])
+    }
+
+    @Test("holds nest: only the last release schedules the held work")
+    func holdsNest() async {
+        let tagged = TaggedQueue("coalescing-nested-holds")
+        let executor = SerialQueueExecutor(queue: tagged.queue, coalescing: true)
+        let ran = Recorder<String>()
+        executor.holdScheduling()
+        executor.holdScheduling()
+        executor.submit { ran.record("held") }
+        executor.releaseScheduling()
+        tagged.queue.sync {}
+        #expect(ran.values.isEmpty)
+        executor.releaseScheduling()
+        #expect(await ran.waitForValues(count: 1) == ["held"])
+    }
+
+    @Test("a run under way still takes work submitted during a hold")
+    func runUnderWayTakesHeldWork() async {
+        let executor = SerialQueueExecutor(queue: TaggedQueue("coalescing-hold-running").queue, coalescing: true)
+        let ran = Recorder<String>()
+        let release = await block(executor, recording: ran)
+        executor.holdScheduling()
+        executor.submit { ran.record("joined") }
+        release.signal()
+        // No release of the hold: the run that was under way takes it.
+        #expect(await ran.waitForValues(count: 2) == ["blocking", "joined"])
+        executor.releaseScheduling()
+    }
+
+    @Test("an executor that does not coalesce ignores holds")
+    func holdsWithoutCoalescing() async {
+        let executor = SerialQueueExecutor(queue: TaggedQueue("not-coalescing-hold").queue)
+        let ran = Recorder<String>()
+        executor.holdScheduling()
+        executor.submit { ran.record("ran") }
+        #expect(await ran.waitForValues(count: 1) == ["ran"])
+        executor.releaseScheduling()
+    }
 }

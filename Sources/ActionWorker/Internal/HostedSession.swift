@@ -8,6 +8,9 @@ final class HostedSession {
     let session: ActionSession
     var running = 0
     var lastUsed: ContinuousClock.Instant
+    /// Its queue holds its work until the message being started is done (the worker's
+    /// `startingBatch`): set and cleared on the worker's I/O thread.
+    var isHoldingScheduling = false
 
     init(session: ActionSession, lastUsed: ContinuousClock.Instant) {
         self.session = session

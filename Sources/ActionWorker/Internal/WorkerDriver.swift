@@ -49,6 +49,11 @@ final class WorkerDriver: IOLoopDriver {
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
+    /// Sessions whose queues wait, unscheduled, for the rest of the message being started
+    /// (``SerialQueueExecutor/holdScheduling()``); released when the message is done.
+    @exclusivity(unchecked) private var sessionsHoldingScheduling: [HostedSession] = []
+    /// Set while ``startingBatch(_:)`` starts a message's requests.
+    @exclusivity(unchecked) private var isStartingBatch = false
     /// Whether the coordinator wants BEGAN (someone subscribes to began events).
     @exclusivity(unchecked) private var reportsBegan = false
     /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
@@ -238,7 +243,7 @@ final class WorkerDriver: IOLoopDriver {
                 case .request(let request):
                     start(request, now: now)
                 case .requestBatch(let requests):
-                    for request in requests { start(request, now: now) }
+                    startingBatch { for request in requests { start(request, now: now) } }
                 case .packedRequest, .packedRequests:
                     // Only made to be sent: a REQUEST decodes as `request` or `requestBatch`.
                     break
@@ -279,6 +284,10 @@ final class WorkerDriver: IOLoopDriver {
     /// Starts each record of a REQUEST on its own: one it cannot take (an input over its own
     /// message limit, say) fails, when it names its request, and the others start.
     private func startRecordsOneByOne(now: ContinuousClock.Instant) {
+        startingBatch { startEachRecord(now: now) }
+    }
+
+    private func startEachRecord(now: ContinuousClock.Instant) {
         for index in 1..<incoming.count {
             do {
                 start(try WireRequest.unpack(incoming[index], command: .request, limits: limits), now: now)
@@ -290,6 +299,20 @@ final class WorkerDriver: IOLoopDriver {
                 finishedOutcomes.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name))
             }
         }
+    }
+
+    /// Runs `body`, which starts a message's requests, with the queues of the sessions they
+    /// join holding their work until the last has started: each queue then runs the message's
+    /// performs in one block, woken once, instead of waking and parking as they trickle in.
+    private func startingBatch(_ body: () -> Void) {
+        isStartingBatch = true
+        body()
+        isStartingBatch = false
+        for hosted in sessionsHoldingScheduling {
+            hosted.isHoldingScheduling = false
+            hosted.session.mainExecutor.releaseScheduling()
+        }
+        sessionsHoldingScheduling.removeAll(keepingCapacity: true)
     }
 
     // MARK: Draining
@@ -367,6 +390,11 @@ final class WorkerDriver: IOLoopDriver {
         let loop = self.loop
         let inbox = self.inbox
         let session = hosted.session
+        if isStartingBatch, !hosted.isHoldingScheduling {
+            hosted.isHoldingScheduling = true
+            session.mainExecutor.holdScheduling()
+            sessionsHoldingScheduling.append(hosted)
+        }
         // The action runs on its own executor; its outcome comes back to this loop once, from
         // whichever thread ended the perform (no completion queue in between), through the
         // inbox: the first outcome into an empty inbox queues the job that takes them all. An
