@@ -130,6 +130,15 @@ bus_run() {  # count window [bench options...] -> JSON line
 
 ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
 
+# Lines of "kind X µs, kind Y µs, ..." (a round's CPU each) -> one such line, each kind's median:
+# one round's figures move with the machine's phase as much as the ratio does.
+median_cpu() {
+    python3 -c '
+import re, statistics, sys
+rounds = [dict(re.findall(r"(\w+) ([0-9.]+) µs", line)) for line in sys.stdin if line.strip()]
+print(", ".join(f"{kind} {statistics.median(float(r[kind]) for r in rounds):.1f} µs" for kind in rounds[0]))'
+}
+
 # A throughput row, measured in rounds: each round runs the relay and then the bus back to back,
 # so that both see the same phase of this machine (its speed moves by a third over minutes). The
 # row gives the round with the median ratio, and the range of the rounds' ratios.
@@ -146,6 +155,8 @@ interleaved() {  # label [bench options...]
     local median_row q rt bt relay_cpu bus_cpu range=""
     median_row=$(printf '%s\n' "${rows[@]}" | sort -t'|' -k1 -g | awk -v n="${#rows[@]}" 'NR == int((n + 1) / 2)')
     IFS='|' read -r q rt bt relay_cpu bus_cpu <<<"$median_row"
+    relay_cpu=$(printf '%s\n' "${rows[@]}" | cut -d'|' -f4 | median_cpu)
+    bus_cpu=$(printf '%s\n' "${rows[@]}" | cut -d'|' -f5 | median_cpu)
     if [ "$rounds" -gt 1 ]; then
         range=" ($(printf '%s\n' "${rows[@]}" | cut -d'|' -f1 | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / to /'))"
     fi
@@ -157,7 +168,7 @@ add ""
 add "\`scripts/compare.sh$($quick && echo " --quick")\`, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, libzmq $(pkg-config --modversion libzmq), release build."
 add "Throughput in round trips per second; CPU is microseconds of CPU time per request, per process kind (both workers together)."
 add ""
-add "Each throughput row is measured in $rounds round(s) of the relay and the bus back to back; it shows the round with the median ratio, and the range of the rounds' ratios."
+add "Each throughput row is measured in $rounds round(s) of the relay and the bus back to back; it shows the round with the median ratio, and the range of the rounds' ratios. Its CPU figures are each process kind's median over the rounds."
 add ""
 add "| run | relay | ActionBus | ratio | relay CPU per request | ActionBus CPU per request |"
 add "| --- | --- | --- | --- | --- | --- |"
