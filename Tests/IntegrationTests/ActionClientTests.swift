@@ -180,6 +180,33 @@ struct ActionClientTests {
         await client.close()
     }
 
+    /// A call reusing the id of one in flight fails at once with `duplicateRequest`; the first
+    /// keeps its place and gets its own outcome when a worker comes.
+    @Test func aCallReusingAnIDInFlightFailsAndTheFirstStillCompletes() async throws {
+        let bus = try BusFixture()
+        let coordinator = try bus.startCoordinator(["--no-journal", "--no-worker-grace", "60"])
+        let client = try makeClient(bus)
+        // No worker yet: the first call stays in flight.
+        let first = Task {
+            try await client.perform(action: "Echo.say", input: Array(#"{"text":"first"}"#.utf8), timeout: .seconds(30), requestID: "same")
+        }
+        try expect(waitUntil { (try? LoadTests.statistics(bus)["accepted"]) == 1 }, "the first request was not accepted")
+        let second = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireOutcome, ActionBusError>, Never>) in
+            client.perform(action: "Echo.say", input: Array(#"{"text":"second"}"#.utf8), requestID: "same") { continuation.resume(returning: $0) }
+        }
+        guard case .failure(let error) = second else {
+            Issue.record("a second call with the id of one in flight did not fail: \(second)")
+            return
+        }
+        #expect(error.code == "duplicateRequest", "\(error)")
+        try bus.startWorker("w1", coordinator: coordinator)
+        let outcome = try await first.value
+        #expect(outcome.requestID == "same")
+        #expect(outcome.successOutput.map { String(decoding: $0.output, as: UTF8.self) } == #"{"text":"first"}"#, "\(outcome)")
+        #expect(try LoadTests.statistics(bus)["accepted"] == 1, "the second call reached the coordinator")
+        await client.close()
+    }
+
     /// A request cancelled before it left (waiting for room in the window) never leaves: the
     /// caller gets `cancelled` at once and the coordinator never hears of it.
     @Test func aRequestCancelledBeforeItIsSentNeverLeaves() async throws {

@@ -89,12 +89,15 @@ final class ClientDriver: IOLoopDriver {
 
     func perform(_ call: PendingCall) {
         let requestID = call.request.requestID
-        guard pending[requestID] == nil else {
+        let wasIdle = pending.isEmpty
+        // Checked and entered with one lookup (hashing the id is most of a lookup's cost).
+        if let inFlight = pending.updateValue(call, forKey: requestID) {
+            pending[requestID] = inFlight
             call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(requestID) is already in flight")))
             return
         }
         let now = ContinuousClock.now
-        if pending.isEmpty {
+        if wasIdle {
             // Silence only counts while the client waits for something.
             lastHeard = now
             // The ping tells which coordinator instance answers; a client sending one request at
@@ -106,7 +109,6 @@ final class ClientDriver: IOLoopDriver {
         }
         nextOrder += 1
         call.order = nextOrder
-        pending[requestID] = call
         // One timer per call at a time: the last chance, which then sets the deadline.
         let lastChance = call.deadline - lastChanceLead
         timers.insert(ClientTimer(at: min(lastChance, call.deadline), call: call, kind: lastChance > now ? .lastChance : .deadline))
