@@ -14,72 +14,140 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     /// The request this outcome answers.
-    public var requestID: String { didSet { dropRecord() } }
+    public var requestID: String {
+        get { storage.requestID }
+        set { change { $0.requestID = newValue } }
+    }
     /// The full action name.
-    public var action: String { didSet { dropRecord() } }
+    public var action: String {
+        get { storage.action }
+        set { change { $0.action = newValue } }
+    }
     /// The session the action ran in.
-    public var session: String { didSet { dropRecord() } }
+    public var session: String {
+        get { storage.session }
+        set { change { $0.session = newValue } }
+    }
     /// The name of the worker that ran it; empty when the coordinator answered itself.
-    public var worker: String { didSet { dropRecord() } }
+    public var worker: String {
+        get { storage.worker }
+        set { change { $0.worker = newValue } }
+    }
     /// Whether this outcome closes the feature's action stack.
-    public var closeActionStack: Bool { didSet { dropRecord() } }
+    public var closeActionStack: Bool {
+        get { storage.closeActionStack }
+        set { change { $0.closeActionStack = newValue } }
+    }
     /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
     /// client requesting it: it answers no request and returns no credit; its id is the
     /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
-    public var nested: Bool { didSet { dropRecord() } }
+    public var nested: Bool {
+        get { storage.nested }
+        set { change { $0.nested = newValue } }
+    }
     /// Whether the session it ran in counts its actions as user-initiated (Flint's
     /// `userInitiatedActions`); false for a background session's.
-    public var userInitiated: Bool { didSet { dropRecord() } }
+    public var userInitiated: Bool {
+        get { storage.userInitiated }
+        set { change { $0.userInitiated = newValue } }
+    }
     /// Success or failure.
     public var result: Result {
         get {
-            guard let (contentType, output) = forwardedOutput else { return storedResult }
+            guard let (contentType, output) = forwardedOutput else { return storage.storedResult }
             return .success(contentType: contentType, output: Array(output))
         }
         set {
-            record = nil
-            outputRange = nil
-            storedResult = newValue
+            makeStorageUnique()
+            storage.record = nil
+            storage.outputRange = nil
+            storage.storedResult = newValue
         }
     }
 
-    /// The result; a forwarded success's output is empty here, since it lies in ``record``.
-    private var storedResult: Result
-    /// The packed record the outcome was read from (``unpackForwarding(_:command:limits:)``),
-    /// while nothing in it has changed: the coordinator sends, journals and publishes these
-    /// bytes as they came, not the fields encoded again. A change drops it.
-    private(set) var record: [UInt8]?
-    /// Where a forwarded success's output lies in ``record``.
-    private var outputRange: Range<Int>?
+    /// Every field in one box, copied on write: an outcome is copied at each step of its way
+    /// through the coordinator (the kept outcome, the reply, its gathering, the stream), and a
+    /// copy of the fields themselves retained each of its strings and arrays (a tenth of the
+    /// coordinator's CPU); a copy of the box is one retain.
+    private var storage: Storage
+
+    private final class Storage: @unchecked Sendable {
+        // Unchecked: changed only through `change` and the `result` setter, after
+        // `makeStorageUnique()`, so a box that two outcomes share is never written.
+        var requestID: String
+        var action: String
+        var session: String
+        var worker: String
+        var closeActionStack: Bool
+        var nested: Bool
+        var userInitiated: Bool
+        /// The result; a forwarded success's output is empty here, since it lies in ``record``.
+        var storedResult: Result
+        /// The packed record the outcome was read from (``unpackForwarding(_:command:limits:)``),
+        /// while nothing in it has changed: the coordinator sends, journals and publishes these
+        /// bytes as they came, not the fields encoded again. A change drops it.
+        var record: [UInt8]?
+        /// Where a forwarded success's output lies in ``record``.
+        var outputRange: Range<Int>?
+
+        init(
+            requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
+            nested: Bool, userInitiated: Bool, storedResult: Result, record: [UInt8]? = nil, outputRange: Range<Int>? = nil
+        ) {
+            self.requestID = requestID
+            self.action = action
+            self.session = session
+            self.worker = worker
+            self.closeActionStack = closeActionStack
+            self.nested = nested
+            self.userInitiated = userInitiated
+            self.storedResult = storedResult
+            self.record = record
+            self.outputRange = outputRange
+        }
+
+        func copy() -> Storage {
+            Storage(
+                requestID: requestID, action: action, session: session, worker: worker, closeActionStack: closeActionStack,
+                nested: nested, userInitiated: userInitiated, storedResult: storedResult, record: record, outputRange: outputRange
+            )
+        }
+    }
+
+    /// The packed record the outcome was read from, while nothing in it has changed.
+    var record: [UInt8]? { storage.record }
 
     /// Creates an outcome.
     public init(
         requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
         nested: Bool = false, userInitiated: Bool = true, result: Result
     ) {
-        self.requestID = requestID
-        self.action = action
-        self.session = session
-        self.worker = worker
-        self.closeActionStack = closeActionStack
-        self.nested = nested
-        self.userInitiated = userInitiated
-        storedResult = result
+        storage = Storage(
+            requestID: requestID, action: action, session: session, worker: worker, closeActionStack: closeActionStack,
+            nested: nested, userInitiated: userInitiated, storedResult: result
+        )
+    }
+
+    private mutating func makeStorageUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// Changes a field: the record it was read from no longer says what it says, so a forwarded
+    /// output is copied out of it first and the record dropped.
+    private mutating func change(_ body: (Storage) -> Void) {
+        makeStorageUnique()
+        body(storage)
+        guard storage.record != nil else { return }
+        storage.storedResult = result
+        storage.record = nil
+        storage.outputRange = nil
     }
 
     /// A forwarded success's content type and output, read from its record.
     private var forwardedOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        guard let record, let outputRange, case .success(let contentType, _) = storedResult else { return nil }
+        guard let record = storage.record, let outputRange = storage.outputRange,
+              case .success(let contentType, _) = storage.storedResult else { return nil }
         return (contentType, record[outputRange])
-    }
-
-    /// A field changed: the record it was read from no longer says what it says. A forwarded
-    /// output is copied out of it first.
-    private mutating func dropRecord() {
-        guard record != nil else { return }
-        storedResult = result
-        record = nil
-        outputRange = nil
     }
 
     public static func == (lhs: WireOutcome, rhs: WireOutcome) -> Bool {
@@ -116,21 +184,21 @@ public struct WireOutcome: Sendable, Hashable {
     /// is not copied out of its record); `nil` for a failure.
     public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
         if let forwardedOutput { return forwardedOutput }
-        guard case .success(let contentType, let output) = storedResult else { return nil }
+        guard case .success(let contentType, let output) = storage.storedResult else { return nil }
         return (contentType, output[...])
     }
 
     /// The error code of a failure; `nil` for a success.
     public var failureCode: String? {
-        guard case .failure(let code, _) = storedResult else { return nil }
+        guard case .failure(let code, _) = storage.storedResult else { return nil }
         return code
     }
 
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
-        if let record { return record.count }
+        if let record = storage.record { return record.count }
         let resultBytes: Int
-        switch storedResult {
+        switch storage.storedResult {
         case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
         case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
         }
@@ -231,11 +299,12 @@ public struct WireOutcome: Sendable, Hashable {
     public static func unpackForwarding(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> WireOutcome {
-        var (outcome, output) = try PackedRecord.read(frame, command: command, limits: limits) {
+        let (outcome, output) = try PackedRecord.read(frame, command: command, limits: limits) {
             (reader) throws(WireError) in try read(&reader, copyingOutput: false)
         }
-        outcome.record = Array(frame)
-        outcome.outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
+        // The outcome was just made: its box is its own.
+        outcome.storage.record = Array(frame)
+        outcome.storage.outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
         return outcome
     }
 }

@@ -71,6 +71,27 @@ struct ForwardedOutcomeTests {
         #expect(decoded != Self.success)
     }
 
+    /// An outcome's fields share one box between copies (``WireOutcome``'s storage): a change to
+    /// one copy must leave every other as it was, its record and output included.
+    @Test func aChangeToOneCopyLeavesTheOthersAsTheyWere() throws {
+        let original = try Self.forwarded(Self.success)
+        var changed = original
+        let untouched = original
+        changed.worker = "w9"
+        changed.closeActionStack = false
+        #expect(changed.worker == "w9" && !changed.closeActionStack && changed.record == nil)
+        #expect(changed.result == Self.success.result)
+        for copy in [original, untouched] {
+            #expect(copy.worker == "w1" && copy.closeActionStack)
+            #expect(copy.record == Self.success.packed)
+            #expect(copy == Self.success)
+        }
+        var failed = original
+        failed.result = .failure(code: "timeout", message: "too slow")
+        #expect(failed.failureCode == "timeout" && failed.record == nil)
+        #expect(original.result == Self.success.result && original.record == Self.success.packed)
+    }
+
     @Test func aRecordThePlainDecodeRefusesIsRefusedAlike() {
         // Status flags with an unknown bit, and a record cut inside its output.
         var badFlags = Self.success.packed
