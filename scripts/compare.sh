@@ -295,7 +295,7 @@ burst_run "10 clients, journal on" 10 --data-dir "$work/data"
 add ""
 add "## Queue scale: $burst requests queued with no worker (an ABP/5 client in C floods the coordinator)"
 add ""
-add "| journal | accepted per second over the first 10 000 | over the last 10 000 | memory per queued request (RSS growth / requests) | CPU of the idle coordinator holding them, 5 s |"
+add "| journal | accepted per second over the first 10 000 (whole drains of ACCEPTEDs: at least 10 000) | over the last 10 000 (likewise) | memory per queued request (RSS growth / requests) | CPU of the idle coordinator holding them, 5 s |"
 add "| --- | --- | --- | --- | --- |"
 queue_scale() {  # label coordinator-options...
     local label=$1; shift

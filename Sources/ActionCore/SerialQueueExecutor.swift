@@ -100,6 +100,9 @@ public final class SerialQueueExecutor: ActionExecutor {
     /// A worker's I/O thread submits a message's hundred performs one by one: scheduled as
     /// they came, the queue's thread ran the first few, found none waiting and parked, to be
     /// woken for the next few (measured: nine blocks a message, each a wake-up and a park).
+    ///
+    /// Nothing may wait on the queue for held work before the release: Flint's callers never
+    /// block, and a direct-executor action that did would wait for the end of the batch.
     package func holdScheduling() {
         coalesced?.withLock { $0.holds += 1 }
     }

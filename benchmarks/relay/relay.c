@@ -179,6 +179,7 @@ static size_t pack_field(unsigned char *record, size_t at, const void *bytes, si
 }
 
 static int run_abp_flood(void *context, const char *endpoint, long total) {
+    if (total < 2) fail("abp-flood needs at least 2 requests (a first and a last window)");
     void *socket = zmq_socket(context, ZMQ_DEALER);
     set_hwm(socket);
     zmq_setsockopt(socket, ZMQ_ROUTING_ID, "abp-flood", 9);
