@@ -15,53 +15,54 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// The request this outcome answers.
     public var requestID: String {
-        get { storage.requestID }
+        get { storage.fields.requestID }
         set { change { $0.requestID = newValue } }
     }
     /// The full action name.
     public var action: String {
-        get { storage.action }
+        get { storage.fields.action }
         set { change { $0.action = newValue } }
     }
     /// The session the action ran in.
     public var session: String {
-        get { storage.session }
+        get { storage.fields.session }
         set { change { $0.session = newValue } }
     }
     /// The name of the worker that ran it; empty when the coordinator answered itself.
     public var worker: String {
-        get { storage.worker }
+        get { storage.fields.worker }
         set { change { $0.worker = newValue } }
     }
     /// Whether this outcome closes the feature's action stack.
     public var closeActionStack: Bool {
-        get { storage.closeActionStack }
+        get { storage.fields.closeActionStack }
         set { change { $0.closeActionStack = newValue } }
     }
     /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
     /// client requesting it: it answers no request and returns no credit; its id is the
     /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
     public var nested: Bool {
-        get { storage.nested }
+        get { storage.fields.nested }
         set { change { $0.nested = newValue } }
     }
     /// Whether the session it ran in counts its actions as user-initiated (Flint's
     /// `userInitiatedActions`); false for a background session's.
     public var userInitiated: Bool {
-        get { storage.userInitiated }
+        get { storage.fields.userInitiated }
         set { change { $0.userInitiated = newValue } }
     }
     /// Success or failure.
     public var result: Result {
         get {
-            guard let (contentType, output) = forwardedOutput else { return storage.storedResult }
+            guard let (contentType, output) = forwardedOutput else { return storage.fields.storedResult }
             return .success(contentType: contentType, output: Array(output))
         }
         set {
-            makeStorageUnique()
-            storage.record = nil
-            storage.outputRange = nil
-            storage.storedResult = newValue
+            change {
+                $0.record = nil
+                $0.outputRange = nil
+                $0.storedResult = newValue
+            }
         }
     }
 
@@ -71,9 +72,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// coordinator's CPU); a copy of the box is one retain.
     private var storage: Storage
 
-    private final class Storage: @unchecked Sendable {
-        // Unchecked: changed only through `change` and the `result` setter, after
-        // `makeStorageUnique()`, so a box that two outcomes share is never written.
+    private struct Fields {
         var requestID: String
         var action: String
         var session: String
@@ -86,67 +85,54 @@ public struct WireOutcome: Sendable, Hashable {
         /// The packed record the outcome was read from (``unpackForwarding(_:command:limits:)``),
         /// while nothing in it has changed: the coordinator sends, journals and publishes these
         /// bytes as they came, not the fields encoded again. A change drops it.
-        var record: [UInt8]?
+        var record: [UInt8]? = nil
         /// Where a forwarded success's output lies in ``record``.
-        var outputRange: Range<Int>?
+        var outputRange: Range<Int>? = nil
+    }
 
-        init(
-            requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
-            nested: Bool, userInitiated: Bool, storedResult: Result, record: [UInt8]? = nil, outputRange: Range<Int>? = nil
-        ) {
-            self.requestID = requestID
-            self.action = action
-            self.session = session
-            self.worker = worker
-            self.closeActionStack = closeActionStack
-            self.nested = nested
-            self.userInitiated = userInitiated
-            self.storedResult = storedResult
-            self.record = record
-            self.outputRange = outputRange
-        }
+    private final class Storage: @unchecked Sendable {
+        // Unchecked: changed only through `change`, after `makeStorageUnique()`, so a box
+        // that two outcomes share is never written.
+        var fields: Fields
 
-        func copy() -> Storage {
-            Storage(
-                requestID: requestID, action: action, session: session, worker: worker, closeActionStack: closeActionStack,
-                nested: nested, userInitiated: userInitiated, storedResult: storedResult, record: record, outputRange: outputRange
-            )
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 
     /// The packed record the outcome was read from, while nothing in it has changed.
-    var record: [UInt8]? { storage.record }
+    var record: [UInt8]? { storage.fields.record }
 
     /// Creates an outcome.
     public init(
         requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
         nested: Bool = false, userInitiated: Bool = true, result: Result
     ) {
-        storage = Storage(
+        storage = Storage(Fields(
             requestID: requestID, action: action, session: session, worker: worker, closeActionStack: closeActionStack,
             nested: nested, userInitiated: userInitiated, storedResult: result
-        )
+        ))
     }
 
     private mutating func makeStorageUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
     }
 
-    /// Changes a field: the record it was read from no longer says what it says, so a forwarded
-    /// output is copied out of it first and the record dropped.
-    private mutating func change(_ body: (Storage) -> Void) {
+    /// Changes fields in a box of this outcome's own: the record it was read from no longer says
+    /// what it says, so a forwarded output is copied out of it first and the record dropped.
+    private mutating func change(_ body: (inout Fields) -> Void) {
         makeStorageUnique()
-        body(storage)
-        guard storage.record != nil else { return }
-        storage.storedResult = result
-        storage.record = nil
-        storage.outputRange = nil
+        body(&storage.fields)
+        guard storage.fields.record != nil else { return }
+        storage.fields.storedResult = result
+        storage.fields.record = nil
+        storage.fields.outputRange = nil
     }
 
     /// A forwarded success's content type and output, read from its record.
     private var forwardedOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        guard let record = storage.record, let outputRange = storage.outputRange,
-              case .success(let contentType, _) = storage.storedResult else { return nil }
+        guard let record = storage.fields.record, let outputRange = storage.fields.outputRange,
+              case .success(let contentType, _) = storage.fields.storedResult else { return nil }
         return (contentType, record[outputRange])
     }
 
@@ -184,21 +170,21 @@ public struct WireOutcome: Sendable, Hashable {
     /// is not copied out of its record); `nil` for a failure.
     public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
         if let forwardedOutput { return forwardedOutput }
-        guard case .success(let contentType, let output) = storage.storedResult else { return nil }
+        guard case .success(let contentType, let output) = storage.fields.storedResult else { return nil }
         return (contentType, output[...])
     }
 
     /// The error code of a failure; `nil` for a success.
     public var failureCode: String? {
-        guard case .failure(let code, _) = storage.storedResult else { return nil }
+        guard case .failure(let code, _) = storage.fields.storedResult else { return nil }
         return code
     }
 
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
-        if let record = storage.record { return record.count }
+        if let record = storage.fields.record { return record.count }
         let resultBytes: Int
-        switch storage.storedResult {
+        switch storage.fields.storedResult {
         case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
         case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
         }
@@ -303,8 +289,8 @@ public struct WireOutcome: Sendable, Hashable {
             (reader) throws(WireError) in try read(&reader, copyingOutput: false)
         }
         // The outcome was just made: its box is its own.
-        outcome.storage.record = Array(frame)
-        outcome.storage.outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
+        outcome.storage.fields.record = Array(frame)
+        outcome.storage.fields.outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
         return outcome
     }
 }
