@@ -43,7 +43,7 @@ extension ActionSession {
         // Early failures run on the caller's queue, or inline; the action's outcome on the
         // caller's queue, or on the action's executor.
         _ = performJSON(
-            named: fullName, jsonInput: jsonInput, deadline: deadline,
+            named: fullName, jsonInput: jsonInput[...], deadline: deadline,
             earlyTarget: completionQueue.map { .queue($0) } ?? .immediate,
             target: completionQueue.map { .queue($0) }, cancellation: cancellation
         ) { outcome in
@@ -70,6 +70,20 @@ extension ActionSession {
         cancellation: ActionCancellation? = nil,
         forward completion: @escaping @Sendable (JSONBytesOutcome) -> Void
     ) -> ActionCancelHandle {
+        performForwarding(named: fullName, jsonInput: jsonInput[...], deadline: deadline, cancellation: cancellation, forward: completion)
+    }
+
+    /// ``performForwarding(named:jsonInput:deadline:cancellation:forward:)`` with the input
+    /// read where it lies (a slice of the message it came in): it is decoded before this
+    /// returns and not kept, so no array is made of it.
+    @discardableResult
+    public func performForwarding(
+        named fullName: String,
+        jsonInput: ArraySlice<UInt8>,
+        deadline: ContinuousClock.Instant? = nil,
+        cancellation: ActionCancellation? = nil,
+        forward completion: @escaping @Sendable (JSONBytesOutcome) -> Void
+    ) -> ActionCancelHandle {
         performJSON(
             named: fullName, jsonInput: jsonInput, deadline: deadline, earlyTarget: .immediate, target: .forwarded,
             cancellation: cancellation, completion: completion
@@ -79,7 +93,7 @@ extension ActionSession {
     /// `target` `nil` delivers on the action's executor.
     private func performJSON(
         named fullName: String,
-        jsonInput: [UInt8],
+        jsonInput: ArraySlice<UInt8>,
         deadline: ContinuousClock.Instant?,
         earlyTarget: CompletionTarget,
         target: CompletionTarget?,
@@ -116,7 +130,7 @@ extension ActionSession {
     @inlinable
     func performJSON<F: Feature, A: Action>(
         _ binding: ActionBinding<F, A>,
-        jsonInput: [UInt8],
+        jsonInput: ArraySlice<UInt8>,
         deadline: ContinuousClock.Instant?,
         target: CompletionTarget?,
         earlyTarget: CompletionTarget,
@@ -154,7 +168,7 @@ extension ActionSession {
 @usableFromInline
 enum JSONCoders {
     /// What empty input reads as.
-    @usableFromInline static let emptyObject: [UInt8] = Array("{}".utf8)
+    @usableFromInline static let emptyObject: ArraySlice<UInt8> = Array("{}".utf8)[...]
     @usableFromInline static let decoder = JSONDecoder()
     @usableFromInline static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

@@ -16,7 +16,7 @@ public struct AnyActionBinding: Sendable, CustomStringConvertible {
 
     @usableFromInline
     typealias JSONPerformer = @Sendable (
-        ActionSession, [UInt8], ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
+        ActionSession, ArraySlice<UInt8>, ContinuousClock.Instant?, CompletionTarget?, CompletionTarget, ActionCancellation?,
         @escaping @Sendable (JSONBytesOutcome) -> Void
     ) -> ActionCancelHandle
     @usableFromInline let performJSON: JSONPerformer

@@ -89,7 +89,7 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
     }
 
     /// The message's buffer lent to a record writer, which appends the record at its end.
-    private mutating func appendRecord(_ write: (inout PackedRecordWriter) -> Void) {
+    mutating func appendRecord(_ write: (inout PackedRecordWriter) -> Void) {
         PackedRecordWriter.appending(to: &bytes, write)
         ends.append(bytes.count)
     }

@@ -11,6 +11,14 @@ public struct WireOutcome: Sendable, Hashable {
         case success(contentType: String, output: [UInt8])
         /// The action, or the bus, failed with a code and a message.
         case failure(code: String, message: String)
+
+        /// Its variable fields' bytes: a content type and output, or a code and message.
+        var byteCount: Int {
+            switch self {
+            case .success(let contentType, let output): contentType.utf8.count + output.count
+            case .failure(let code, let message): code.utf8.count + message.utf8.count
+            }
+        }
     }
 
     /// The request this outcome answers.
@@ -183,12 +191,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
         if let record = storage.fields.record { return record.count }
-        let resultBytes: Int
-        switch storage.fields.storedResult {
-        case .success(let contentType, let output): resultBytes = contentType.utf8.count + output.count
-        case .failure(let code, let message): resultBytes = code.utf8.count + message.utf8.count
-        }
-        return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + resultBytes
+        return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + storage.fields.storedResult.byteCount
     }
 
     /// The feature part of the action name.
@@ -201,13 +204,29 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// The status frame's flags byte.
     var statusFlags: UInt8 {
-        (closeActionStack ? 1 : 0) | (nested ? 2 : 0) | (userInitiated ? 0 : 4)
+        Self.statusFlags(closeActionStack: closeActionStack, nested: nested, userInitiated: userInitiated)
     }
 
     /// Appends the outcome's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).
     public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
-        let result = self.result
+        Self.encode(
+            requestID: requestID, action: action, session: session, worker: worker,
+            statusFlags: statusFlags, result: result, into: &writer
+        )
+    }
+
+    /// The status frame's flags byte for these flags.
+    static func statusFlags(closeActionStack: Bool, nested: Bool, userInitiated: Bool) -> UInt8 {
+        (closeActionStack ? 1 : 0) | (nested ? 2 : 0) | (userInitiated ? 0 : 4)
+    }
+
+    /// Appends the fields of an outcome made of these values, as ``encode(into:)`` does for
+    /// one: for a writer that has the values and need not make an outcome of them.
+    static func encode<Writer: WireFrameWriter>(
+        requestID: String, action: String, session: String, worker: String, statusFlags: UInt8, result: Result,
+        into writer: inout Writer
+    ) {
         writer.append(requestID)
         writer.append(action)
         writer.append(session)

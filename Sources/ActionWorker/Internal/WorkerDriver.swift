@@ -44,8 +44,9 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var heartbeatTimer: IOLoopTimerID?
     @exclusivity(unchecked) private var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
-    /// Outcomes finished during this turn of the loop, sent as one RESULT at its end.
-    @exclusivity(unchecked) private var finishedOutcomes: [WireOutcome] = []
+    /// Outcomes finished during this turn of the loop, written into the RESULT sent at its end
+    /// (or sooner, when full).
+    @exclusivity(unchecked) private var results = ResultBatchWriter()
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -118,14 +119,18 @@ final class WorkerDriver: IOLoopDriver {
         begunRequests.removeAll(keepingCapacity: true)
     }
 
-    /// Sends the outcomes finished this turn, as few RESULTs as fit the batch limits.
+    /// Sends the outcomes finished this turn (those a full RESULT did not take already).
     private func sendFinishedOutcomes() {
-        guard !finishedOutcomes.isEmpty else { return }
-        for run in WireBatching.runs(of: finishedOutcomes, size: { $0.byteCount }) {
-            send(run.count == 1 ? .result(finishedOutcomes[run.lowerBound])
-                 : .resultBatch(WireBatching.records(finishedOutcomes, in: run)))
-        }
-        finishedOutcomes.removeAll(keepingCapacity: true)
+        guard !results.isEmpty else { return }
+        sendResults(results.message)
+        results.removeAll()
+    }
+
+    /// Sends a RESULT of `message`'s records: after this turn's BEGANs, which must reach the
+    /// coordinator before the outcomes of the requests they announce.
+    private func sendResults(_ message: PackedFrames) {
+        sendBegunRequests()
+        send(frames: message)
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -212,8 +217,13 @@ final class WorkerDriver: IOLoopDriver {
     private func send(_ message: WorkerMessage) -> Bool {
         outgoing.removeAll()
         message.encode(into: &outgoing)
+        return send(frames: outgoing)
+    }
+
+    @discardableResult
+    private func send(frames: PackedFrames) -> Bool {
         do {
-            try socket.sendBusMessage(outgoing, options: .dontWait)
+            try socket.sendBusMessage(frames, options: .dontWait)
             return true
         } catch {
             // The queue to the coordinator is full; the coordinator requeues whatever this
@@ -241,9 +251,9 @@ final class WorkerDriver: IOLoopDriver {
             do {
                 switch try WorkerInstruction.decode(incoming.packedFrames, limits: limits) {
                 case .request(let request):
-                    start(request, now: now)
+                    start(request, input: request.input[...], now: now)
                 case .requestBatch(let requests):
-                    startingBatch { for request in requests { start(request, now: now) } }
+                    startingBatch { for request in requests { start(request, input: request.input[...], now: now) } }
                 case .packedRequest, .packedRequests:
                     // Only made to be sent: a REQUEST decodes as `request` or `requestBatch`.
                     break
@@ -290,13 +300,17 @@ final class WorkerDriver: IOLoopDriver {
     private func startEachRecord(now: ContinuousClock.Instant) {
         for index in 1..<incoming.count {
             do {
-                start(try WireRequest.unpack(incoming[index], command: .request, limits: limits), now: now)
+                // The input stays in the message: it is decoded as the perform starts, never kept.
+                let (request, input) = try WireRequest.unpackLeavingInput(incoming[index], command: .request, limits: limits)
+                start(request, input: input, now: now)
             } catch {
                 statistics.malformedMessages += 1
                 logger.warning("malformed request from coordinator", metadata: ["wire.error": "\(error)"])
                 guard let named = WireRequest.unpackIdentity(incoming[index]) else { continue }
                 statistics.completed += 1
-                finishedOutcomes.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name))
+                results.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name)) {
+                    sendResults($0)
+                }
             }
         }
     }
@@ -354,7 +368,8 @@ final class WorkerDriver: IOLoopDriver {
         return hosted
     }
 
-    private func start(_ request: WireRequest, now: ContinuousClock.Instant) {
+    /// Starts `request`, whose JSON input is `input` (its own, or left in its message).
+    private func start(_ request: WireRequest, input: ArraySlice<UInt8>, now: ContinuousClock.Instant) {
         statistics.received += 1
         let hosted = hostedSession(for: request, now: now)
         // Checked and entered with one lookup.
@@ -400,7 +415,7 @@ final class WorkerDriver: IOLoopDriver {
         // inbox: the first outcome into an empty inbox queues the job that takes them all. An
         // action on the direct executor runs right here, on this thread: its outcome is taken
         // at once into an empty inbox, else with those already waiting, by their job.
-        let cancel = session.performForwarding(named: request.action, jsonInput: request.input, deadline: deadline) { outcome in
+        let cancel = session.performForwarding(named: request.action, jsonInput: input, deadline: deadline) { outcome in
             if inbox.add(request, outcome) {
                 loop.executeHereOrQueue { driver, _ in driver.finishFromInbox() }
             }
@@ -442,11 +457,11 @@ final class WorkerDriver: IOLoopDriver {
             result = wireFailure(code: error.code.rawValue, message: error.message)
         }
         statistics.completed += 1
-        finishedOutcomes.append(WireOutcome(
+        results.append(
             requestID: request.requestID, action: request.action, session: request.session,
             worker: configuration.name, closeActionStack: outcome.closeActionStack,
             userInitiated: hosted?.session.userInitiated ?? request.userInitiated, result: result
-        ))
+        ) { sendResults($0) }
     }
 
     /// A failure as a RESULT may carry it. Its message is text of the action's making: kept
@@ -493,11 +508,11 @@ final class WorkerDriver: IOLoopDriver {
             // The output went to the action that performed it; the stream gets the fact.
             result = .success(contentType: WireRequest.json, output: Self.nestedOutput)
         }
-        finishedOutcomes.append(WireOutcome(
+        results.append(
             requestID: String(decoding: routingID, as: UTF8.self) + "/\(lastNestedNumber)", action: record.actionName,
             session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack,
             nested: true, userInitiated: record.userInitiated, result: result
-        ))
+        ) { sendResults($0) }
     }
 
     /// What a nested success carries as its output.
