@@ -176,8 +176,9 @@ extension WireRequest {
 
     /// Decodes a packed request record, checked as ``unpack(_:command:limits:)`` checks it, but
     /// leaves its input in `frame`: the request's `input` is empty and the input is returned
-    /// beside it. For a reader that copies the input elsewhere at once (the coordinator, into
-    /// its pending request) and so need not make an array of it first.
+    /// beside it. For a reader that uses the input where it lies at once (the coordinator copies
+    /// it into its pending request; a worker decodes it as the perform starts) and so need not
+    /// make an array of it first.
     public static func unpackLeavingInput(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {

@@ -18,7 +18,8 @@ public struct ResultBatchWriter: Sendable {
     public var isEmpty: Bool { count == 0 }
 
     /// Appends the outcome of these values; when it would not fit in the message being filled,
-    /// `sendFull` gets that message first, and this outcome starts the next.
+    /// `sendFull` gets that message first, and this outcome starts the next. `sendFull` runs
+    /// while the writer is being changed: it must send the message, not touch the writer.
     public mutating func append(
         requestID: String, action: String, session: String, worker: String,
         closeActionStack: Bool, nested: Bool = false, userInitiated: Bool, result: WireOutcome.Result,

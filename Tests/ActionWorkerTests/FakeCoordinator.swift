@@ -33,6 +33,8 @@ final class FakeCoordinator {
     private(set) var log: [Received] = []
     /// The rest of a RESULT batch, not yet handed out.
     private var unbatched: [Received] = []
+    /// How many outcomes each RESULT received carried, in order.
+    private(set) var resultSizes: [Int] = []
     /// Every READY received, in order.
     var registrations: [WorkerRegistration] {
         log.compactMap { if case .ready(let registration) = $0.message { registration } else { nil } }
@@ -65,7 +67,9 @@ final class FakeCoordinator {
         }
         let routingID = Array(frames[0])
         var message = try WorkerMessage.decode(frames, at: 1)
+        if case .result = message { resultSizes.append(1) }
         if case .resultBatch(let outcomes) = message {
+            resultSizes.append(outcomes.count)
             message = .result(outcomes[0])
             unbatched = outcomes.dropFirst().map { Received(routingID: routingID, message: .result($0)) }
         }

@@ -52,6 +52,33 @@ struct WorkerTests {
         }
     }
 
+    @Test func aTurnsOutcomesPastTheBatchLimitGoInSeveralResultsEachAfterItsRequestsBegan() async throws {
+        try await withWorker { coordinator, _ in
+            try coordinator.send(.reporting(began: true))
+            // Direct actions finish in the turn that starts them: one turn with more outcomes
+            // than a RESULT carries, so one goes before the turn ends.
+            let requests = (1...(WireBatching.maxRecords + 44)).map { n in
+                WireRequest(requestID: "r\(n)", action: "Echo.sayDirect", timeoutMilliseconds: 5_000, input: Array(#"{"text":"\#(n)"}"#.utf8))
+            }
+            try coordinator.send(.requestBatch(requests))
+            var answered: [String] = []
+            for _ in requests { answered.append(try coordinator.nextResult().requestID) }
+            #expect(answered == requests.map(\.requestID), "each once, in order")
+            #expect(coordinator.resultSizes.count >= 2, "\(coordinator.resultSizes)")
+            #expect(coordinator.resultSizes.allSatisfy { $0 <= WireBatching.maxRecords }, "\(coordinator.resultSizes)")
+            #expect(coordinator.resultSizes.reduce(0, +) == requests.count)
+            // A request's BEGAN reaches the coordinator before its outcome, the early RESULT's too.
+            var begun: Set<String> = []
+            for received in coordinator.log {
+                switch received.message {
+                case .began(let events): begun.formUnion(events.map(\.requestID))
+                case .result(let outcome): #expect(begun.contains(outcome.requestID), "the RESULT of \(outcome.requestID) came before its BEGAN")
+                default: break
+                }
+            }
+        }
+    }
+
     @Test func aRequestOverTheWorkersLimitFailsAloneAndTheOthersInItsBatchRun() async throws {
         try await withWorker(configure: { $0.maxMessageBytes = 1_024 }) { coordinator, _ in
             let big = Array(#"{"text":""#.utf8) + [UInt8](repeating: 0x61, count: 2_000) + Array(#""}"#.utf8)

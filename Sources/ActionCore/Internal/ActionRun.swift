@@ -23,7 +23,7 @@ struct ActionRun: @unchecked Sendable {
 
     @usableFromInline
     struct Fields {
-        /// Set once: read without the lock.
+        // The first three are set once and read without the lock.
         let id: ActionRequestID
         let deadline: ContinuousClock.Instant?
         let timer: ActionDeadlineTimer
@@ -62,7 +62,9 @@ struct ActionRun: @unchecked Sendable {
     @usableFromInline var deadline: ContinuousClock.Instant? { storage.withUnsafeMutablePointerToHeader { $0.pointee.deadline } }
     private var timer: ActionDeadlineTimer { storage.withUnsafeMutablePointerToHeader { $0.pointee.timer } }
 
-    /// Where `guarded` lies in the header.
+    /// Where `guarded` lies in the header. The lock lends it through a pointer of its own:
+    /// `&fields.pointee.guarded` counts, for ThreadSanitizer, as a write of the whole header,
+    /// and every lock-free read of the id was reported as a race (tried).
     private static let guardedOffset = MemoryLayout<Fields>.offset(of: \Fields.guarded)!
 
     /// Runs `body` on the guarded fields, holding the mutex.

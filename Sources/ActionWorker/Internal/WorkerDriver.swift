@@ -46,7 +46,7 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Outcomes finished during this turn of the loop, written into the RESULT sent at its end
     /// (or sooner, when full).
-    @exclusivity(unchecked) private var results = ResultBatchWriter()
+    @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -121,13 +121,14 @@ final class WorkerDriver: IOLoopDriver {
 
     /// Sends the outcomes finished this turn (those a full RESULT did not take already).
     private func sendFinishedOutcomes() {
-        guard !results.isEmpty else { return }
-        sendResults(results.message)
-        results.removeAll()
+        guard !resultWriter.isEmpty else { return }
+        sendResults(resultWriter.message)
+        resultWriter.removeAll()
     }
 
     /// Sends a RESULT of `message`'s records: after this turn's BEGANs, which must reach the
-    /// coordinator before the outcomes of the requests they announce.
+    /// coordinator before the outcomes of the requests they announce. Called by the writer
+    /// when a RESULT is full: it must not touch the writer.
     private func sendResults(_ message: PackedFrames) {
         sendBegunRequests()
         send(frames: message)
@@ -240,12 +241,13 @@ final class WorkerDriver: IOLoopDriver {
             // when it arrived (a little before each starts: never later).
             let now = ContinuousClock.now
             lastHeard = now
-            if incoming.count > 2, incoming.count - 1 <= limits.maxRecordsPerMessage,
+            if incoming.count >= 2, incoming.count - 1 <= limits.maxRecordsPerMessage,
                (try? WireHeader.command(in: incoming[0])) == .request {
-                // A batch: each request is read and started in turn. Decoding them all into one
-                // array first cost a large allocation per batch, and glibc's malloc pays for a
-                // large allocation by consolidating every small chunk freed since the last one.
-                startRecordsOneByOne(now: now)
+                // Each request is read and started in turn, its input left in the message.
+                // Decoding a batch into one array first cost a large allocation per batch, and
+                // glibc's malloc pays for a large allocation by consolidating every small chunk
+                // freed since the last one. A lone request is not held (nothing joins it).
+                if incoming.count == 2 { startEachRecord(now: now) } else { startRecordsOneByOne(now: now) }
                 continue
             }
             do {
@@ -308,7 +310,7 @@ final class WorkerDriver: IOLoopDriver {
                 logger.warning("malformed request from coordinator", metadata: ["wire.error": "\(error)"])
                 guard let named = WireRequest.unpackIdentity(incoming[index]) else { continue }
                 statistics.completed += 1
-                results.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name)) {
+                resultWriter.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name)) {
                     sendResults($0)
                 }
             }
@@ -457,7 +459,7 @@ final class WorkerDriver: IOLoopDriver {
             result = wireFailure(code: error.code.rawValue, message: error.message)
         }
         statistics.completed += 1
-        results.append(
+        resultWriter.append(
             requestID: request.requestID, action: request.action, session: request.session,
             worker: configuration.name, closeActionStack: outcome.closeActionStack,
             userInitiated: hosted?.session.userInitiated ?? request.userInitiated, result: result
@@ -508,7 +510,7 @@ final class WorkerDriver: IOLoopDriver {
             // The output went to the action that performed it; the stream gets the fact.
             result = .success(contentType: WireRequest.json, output: Self.nestedOutput)
         }
-        results.append(
+        resultWriter.append(
             requestID: String(decoding: routingID, as: UTF8.self) + "/\(lastNestedNumber)", action: record.actionName,
             session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack,
             nested: true, userInitiated: record.userInitiated, result: result
