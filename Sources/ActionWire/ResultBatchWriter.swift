@@ -25,7 +25,7 @@ public struct ResultBatchWriter: Sendable {
         closeActionStack: Bool, nested: Bool = false, userInitiated: Bool, result: WireOutcome.Result,
         sendFull: (PackedFrames) -> Void
     ) {
-        let size = requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + result.byteCount
+        let size = WireOutcome.byteCount(requestID: requestID, action: action, session: session, worker: worker, result: result)
         startRecord(of: size, sendFull: sendFull)
         let flags = WireOutcome.statusFlags(closeActionStack: closeActionStack, nested: nested, userInitiated: userInitiated)
         message.appendRecord { writer in

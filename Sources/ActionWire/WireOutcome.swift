@@ -191,7 +191,12 @@ public struct WireOutcome: Sendable, Hashable {
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
         if let record = storage.fields.record { return record.count }
-        return requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + storage.fields.storedResult.byteCount
+        return Self.byteCount(requestID: requestID, action: action, session: session, worker: worker, result: storage.fields.storedResult)
+    }
+
+    /// ``byteCount`` of an outcome made of these values.
+    static func byteCount(requestID: String, action: String, session: String, worker: String, result: Result) -> Int {
+        requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count + result.byteCount
     }
 
     /// The feature part of the action name.

@@ -241,23 +241,19 @@ final class WorkerDriver: IOLoopDriver {
             // when it arrived (a little before each starts: never later).
             let now = ContinuousClock.now
             lastHeard = now
-            if incoming.count >= 2, incoming.count - 1 <= limits.maxRecordsPerMessage,
-               (try? WireHeader.command(in: incoming[0])) == .request {
+            if incoming.count >= 2, (try? WireHeader.command(in: incoming[0])) == .request {
                 // Each request is read and started in turn, its input left in the message.
                 // Decoding a batch into one array first cost a large allocation per batch, and
                 // glibc's malloc pays for a large allocation by consolidating every small chunk
-                // freed since the last one. A lone request is not held (nothing joins it).
-                if incoming.count == 2 { startEachRecord(now: now) } else { startRecordsOneByOne(now: now) }
+                // freed since the last one.
+                startRecordsOneByOne(now: now)
                 continue
             }
             do {
                 switch try WorkerInstruction.decode(incoming.packedFrames, limits: limits) {
-                case .request(let request):
-                    start(request, input: request.input[...], now: now)
-                case .requestBatch(let requests):
-                    startingBatch { for request in requests { start(request, input: request.input[...], now: now) } }
-                case .packedRequest, .packedRequests:
-                    // Only made to be sent: a REQUEST decodes as `request` or `requestBatch`.
+                case .request, .requestBatch, .packedRequest, .packedRequests:
+                    // A REQUEST with records is read above, record by record; one without any
+                    // does not decode.
                     break
                 case .heartbeat:
                     break
@@ -283,10 +279,6 @@ final class WorkerDriver: IOLoopDriver {
                     }
                 }
             } catch {
-                if incoming.count >= 2, (try? WireHeader.command(in: incoming[0])) == .request {
-                    startRecordsOneByOne(now: now)
-                    continue
-                }
                 statistics.malformedMessages += 1
                 logger.warning("malformed message from coordinator", metadata: ["wire.error": "\(error)"])
             }
@@ -294,9 +286,15 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     /// Starts each record of a REQUEST on its own: one it cannot take (an input over its own
-    /// message limit, say) fails, when it names its request, and the others start.
+    /// message limit, say) fails, when it names its request, and the others start. The
+    /// sessions' queues hold a message of several records until its last has started; a lone
+    /// request is not held (nothing joins it).
     private func startRecordsOneByOne(now: ContinuousClock.Instant) {
-        startingBatch { startEachRecord(now: now) }
+        if incoming.count == 2 {
+            startEachRecord(now: now)
+        } else {
+            startingBatch { startEachRecord(now: now) }
+        }
     }
 
     private func startEachRecord(now: ContinuousClock.Instant) {
@@ -370,7 +368,7 @@ final class WorkerDriver: IOLoopDriver {
         return hosted
     }
 
-    /// Starts `request`, whose JSON input is `input` (its own, or left in its message).
+    /// Starts `request`, whose JSON input is `input`, left in its message.
     private func start(_ request: WireRequest, input: ArraySlice<UInt8>, now: ContinuousClock.Instant) {
         statistics.received += 1
         let hosted = hostedSession(for: request, now: now)
