@@ -557,7 +557,9 @@ public final class CoordinatorCore {
             let check = max(now + configuration.noWorkerGrace, startedAt + configuration.noWorkerGrace + restartGrace)
             deadlines.insert(pending, at: min(pending.deadline, check))
         }
-        enqueue(pending, atHead: false)
+        // Its lane from the request's names, which a batch's records share, rather than names
+        // made again from the pending request's bytes.
+        enqueue(pending, lane: Lane(request), atHead: false)
         counters.accepted += 1
         outbox.journal(.accepted(Self.request(request, withInput: input), deadline: Date().addingTimeInterval(timeout.timeInterval)))
         if dispatching { dispatch(now: now) }
@@ -1056,7 +1058,12 @@ public final class CoordinatorCore {
 
     /// Puts a queued request in its lane: at the back, or at the head for a redelivery.
     private func enqueue(_ pending: PendingRequest, atHead: Bool) {
-        let lane = pending.lane
+        enqueue(pending, lane: pending.lane, atHead: atHead)
+    }
+
+    /// ``enqueue(_:atHead:)`` into `lane`, which must be the request's own.
+    private func enqueue(_ pending: PendingRequest, lane: Lane, atHead: Bool) {
+        assert(lane == pending.lane, "a request waits in its own lane")
         queuedCount += 1
         if let queue = lanes[lane] {
             if atHead { queue.requests.prepend(pending) } else { queue.requests.append(pending) }

@@ -182,7 +182,19 @@ extension WireRequest {
     public static func unpackLeavingInput(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
-        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireRequest.read(&reader) }
+        var names = RepeatedNames()
+        return try unpackLeavingInput(frame, command: command, limits: limits, names: &names)
+    }
+
+    /// ``unpackLeavingInput(_:command:limits:)`` for one of a message's records, in turn: an
+    /// action or session equal to the one `names` remembers from the record before is taken
+    /// from it.
+    public static func unpackLeavingInput(
+        _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
+    ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
+            try WireRequest.read(&reader, names: &names)
+        }
     }
 }
 

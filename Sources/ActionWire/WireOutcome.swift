@@ -260,18 +260,19 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
-        self = try Self.read(&reader, copyingOutput: true).outcome
+        var names = RepeatedNames()
+        self = try Self.read(&reader, copyingOutput: true, names: &names).outcome
     }
 
     /// Reads the fields; unless `copyingOutput`, a success's output is left in the frames (the
     /// result's output is empty) and returned beside them.
     private static func read<Frames>(
-        _ reader: inout FrameReader<Frames>, copyingOutput: Bool
+        _ reader: inout FrameReader<Frames>, copyingOutput: Bool, names: inout RepeatedNames
     ) throws(WireError) -> (outcome: WireOutcome, output: ArraySlice<UInt8>?) {
         let requestID = try reader.name("request id")
-        let action = try reader.name("action")
-        let session = try reader.name("session", allowEmpty: true)
-        let worker = try reader.name("worker", allowEmpty: true)
+        let action = try reader.name("action", remembering: &names.action)
+        let session = try reader.name("session", allowEmpty: true, remembering: &names.session)
+        let worker = try reader.name("worker", allowEmpty: true, remembering: &names.worker)
         let status = try reader.fixed("status", size: 2)
         let kind = status[status.startIndex], flags = status[status.startIndex + 1]
         guard flags & ~Self.knownFlags == 0 else {
@@ -309,8 +310,18 @@ public struct WireOutcome: Sendable, Hashable {
     public static func unpackForwarding(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> WireOutcome {
+        var names = RepeatedNames()
+        return try unpackForwarding(frame, command: command, limits: limits, names: &names)
+    }
+
+    /// ``unpackForwarding(_:command:limits:)`` for one of a message's records, in turn: an
+    /// action, session or worker equal to the one `names` remembers from the record before is
+    /// taken from it.
+    public static func unpackForwarding(
+        _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
+    ) throws(WireError) -> WireOutcome {
         let (outcome, output) = try PackedRecord.read(frame, command: command, limits: limits) {
-            (reader) throws(WireError) in try read(&reader, copyingOutput: false)
+            (reader) throws(WireError) in try read(&reader, copyingOutput: false, names: &names)
         }
         // The outcome was just made: its box is its own.
         outcome.storage.fields.record = Array(frame)

@@ -85,20 +85,25 @@ public struct WireRequest: Sendable, Hashable {
     }
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
-        let (request, input) = try Self.read(&reader)
+        var names = RepeatedNames()
+        let (request, input) = try Self.read(&reader, names: &names)
         self = request
         self.input = Array(input)
     }
 
     /// Reads the fields; the input is left in the frames (the request's own is empty) and
-    /// returned beside them.
-    static func read<Frames>(_ reader: inout FrameReader<Frames>) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
+    /// returned beside them. An action or session equal to the one `names` remembers is taken
+    /// from it.
+    static func read<Frames>(
+        _ reader: inout FrameReader<Frames>, names: inout RepeatedNames
+    ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
         let requestID = try reader.name("request id")
-        let action = try reader.name("action")
-        guard WireName.isActionName(action) else {
-            throw WireError(.invalidField, "action name '\(action)' is not of the form Feature.action")
+        let action = try reader.name("action", remembering: &names.action) { (action) throws(WireError) in
+            guard WireName.isActionName(action) else {
+                throw WireError(.invalidField, "action name '\(action)' is not of the form Feature.action")
+            }
         }
-        let session = try reader.name("session", allowEmpty: true)
+        let session = try reader.name("session", allowEmpty: true, remembering: &names.session)
         let timeoutMilliseconds = try reader.uint32("timeout")
         let contentType = try reader.contentType()
         let input = try reader.body("input")

@@ -380,10 +380,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             // Each request is decoded as the core takes it: no array of them. One that does not
             // decode is refused on its own; the others are taken.
             core.receivedPerforms(count: frames.count - 2, from: client, now: .now) { take in
+                var names = RepeatedNames()
                 for index in 2..<frames.count {
                     do throws(WireError) {
                         // The input stays in the message: the pending request copies it from there.
-                        let (request, input) = try WireRequest.unpackLeavingInput(frames.frame(at: index), command: .perform, limits: limits)
+                        let (request, input) = try WireRequest.unpackLeavingInput(
+                            frames.frame(at: index), command: .perform, limits: limits, names: &names
+                        )
                         take(request, input)
                     } catch {
                         refuse(frames.frame(at: index), error, to: client)
@@ -497,9 +500,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 // Each outcome is decoded as the core takes it: no array of them. One that does
                 // not decode is counted; the others still count.
                 core.receivedResults(from: id, now: .now) { take in
+                    var names = RepeatedNames()
                     for index in 2..<frames.count {
                         do {
-                            take(try WireOutcome.unpackForwarding(frames.frame(at: index), command: .result, limits: limits))
+                            take(try WireOutcome.unpackForwarding(frames.frame(at: index), command: .result, limits: limits, names: &names))
                         } catch {
                             core.recordMalformed(fromWorker: true)
                             logger.debug("malformed outcome from a worker", metadata: ["worker.id": "\(id)", "wire.error": "\(error)"])

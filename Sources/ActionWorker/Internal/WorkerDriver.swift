@@ -298,10 +298,11 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private func startEachRecord(now: ContinuousClock.Instant) {
+        var names = RepeatedNames()
         for index in 1..<incoming.count {
             do {
                 // The input stays in the message: it is decoded as the perform starts, never kept.
-                let (request, input) = try WireRequest.unpackLeavingInput(incoming[index], command: .request, limits: limits)
+                let (request, input) = try WireRequest.unpackLeavingInput(incoming[index], command: .request, limits: limits, names: &names)
                 start(request, input: input, now: now)
             } catch {
                 statistics.malformedMessages += 1
