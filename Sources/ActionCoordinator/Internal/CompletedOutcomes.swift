@@ -17,6 +17,10 @@ import DequeModule
 struct CompletedOutcomes {
     private final class Entry: IDKeyed {
         let outcome: WireOutcome
+        /// The outcome's request id, held here too: a probe that compares it (an ACK's, a
+        /// resend's) then reads the entry alone, not the outcome's storage as well, a cache miss
+        /// more in a table of thousands. A client's own ids are small strings, stored inline.
+        let requestID: String
         let idTag: UInt32
         /// Where the request came from, when known (not for outcomes recovered from the
         /// journal): to tell a resend from a reuse of the id, and the owner from anyone else.
@@ -29,6 +33,7 @@ struct CompletedOutcomes {
 
         init(outcome: WireOutcome, idTag: UInt32, origin: OutcomeOrigin?, owedUntil: Int64?) {
             self.outcome = outcome
+            self.requestID = outcome.requestID
             self.idTag = idTag
             self.origin = origin
             self.owedUntil = owedUntil
@@ -40,7 +45,7 @@ struct CompletedOutcomes {
         }
 
         func withIDBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-            try IDTag.withBytes(of: outcome.requestID, body)
+            try IDTag.withBytes(of: requestID, body)
         }
     }
 
