@@ -22,7 +22,14 @@ public final class CoordinatorCore {
     private unowned let outbox: any CoordinatorOutbox
     private let logger: Logger
 
+    /// Every accepted request, by id, from its acceptance until its client acknowledges its
+    /// outcome: unfinished ones, and finished ones whose outcome is owed
+    /// (``PendingRequest/owedOutcome``). One table for a request's whole life: a PERFORM looks
+    /// its id up once, and an outcome is kept where its request already is, not copied into a
+    /// table of its own (an entry made, a slot found, and the request's slot freed).
     @exclusivity(unchecked) private var requests = RequestTable()
+    /// The unfinished requests (the request table less the owed outcomes it holds).
+    private var unfinishedCount: Int { requests.count - completed.owedCount }
     @exclusivity(unchecked) private var lanes: [Lane: LaneQueue] = [:]
     /// Emptied lane queues kept for reuse: a lane that fills and empties with every request
     /// (one in flight per session, say) allocates nothing.
@@ -39,6 +46,9 @@ public final class CoordinatorCore {
     /// adopted); dropped when dispatch reaches them, or all at once when they pile up.
     @exclusivity(unchecked) private var staleEntries = 0
     @exclusivity(unchecked) private var deadlines: DeadlineWheel
+    /// When each owed outcome's client stops waiting (its request's deadline and
+    /// ``CoordinatorConfiguration/owedOutcomeGrace``): it becomes recent then, and may be evicted.
+    @exclusivity(unchecked) private var owedDeadlines: DeadlineWheel
     /// Accepted, unfinished requests per client connection, for the per-client share.
     /// Connections with no unfinished request are forgotten by the once-a-second sweep.
     @exclusivity(unchecked) private var clientShares: [RoutingKey: ClientShare] = [:]
@@ -98,6 +108,7 @@ public final class CoordinatorCore {
         self.startedAt = now
         self.owedOutcomeGraceNanoseconds = configuration.owedOutcomeGrace.wholeNanoseconds
         self.deadlines = DeadlineWheel(origin: now)
+        self.owedDeadlines = DeadlineWheel(origin: now)
         self.completed = CompletedOutcomes(
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes
         )
@@ -110,9 +121,9 @@ public final class CoordinatorCore {
         snapshot.workers = workers.count
         snapshot.sessions = sessions.count
         snapshot.queued = queuedCount
-        snapshot.running = requests.count - queuedCount
+        snapshot.running = unfinishedCount - queuedCount
         snapshot.outcomesOwed = completed.owedCount
-        snapshot.outcomesKept = completed.count
+        snapshot.outcomesKept = completed.count + completed.owedCount
         snapshot.clients = clientShares.values.count { $0.unfinished > 0 }
         snapshot.openStacks = stacks.openStackCount
         snapshot.trackedSessions = sessionActivity.count
@@ -197,8 +208,15 @@ public final class CoordinatorCore {
         _ record: (JournalRecord) -> Void, accepted: (PendingRequest, Date) -> Void
     ) {
         if !featureSwitches.isEmpty { record(.featureSwitches(featureSwitches)) }
+        // Recent outcomes oldest first, then the owed ones: a restart takes them back in this
+        // order as recent ones, so its bounds evict recent outcomes before any that a client
+        // may still be waiting for.
         for outcome in completed.oldestFirst { record(.finished(outcome)) }
-        for pending in requests.requests.sorted(by: { $0.order < $1.order }) {
+        var unfinished: [PendingRequest] = []
+        for pending in requests.requests {
+            if let outcome = pending.owedOutcome { record(.finished(outcome)) } else { unfinished.append(pending) }
+        }
+        for pending in unfinished.sorted(by: { $0.order < $1.order }) {
             accepted(pending, wallNow.addingTimeInterval((pending.deadline - now).timeInterval))
             // A running request's current delivery is not a death.
             let deaths = pending.placement == .queued ? pending.deliveries : pending.deliveries - 1
@@ -484,7 +502,22 @@ public final class CoordinatorCore {
         // An id the client made itself (`clientID:n`, its client id being its routing id) is
         // never sent again once acknowledged; an idempotency key may be, from anywhere.
         let ownPrefix = client.routingID + [UInt8(ascii: ":")]
-        read { requestID in completed.acknowledge(idBytes: requestID, keep: !requestID.starts(with: ownPrefix)) }
+        read { requestID in
+            // Only an owed outcome changes: found and taken out in one probe. (A recent one,
+            // kept under an idempotency key, stays until it is evicted.)
+            guard let owed = requests.remove(idBytes: requestID, if: { $0.isFinished }) else { return }
+            settle(owed, keep: !requestID.starts(with: ownPrefix))
+        }
+    }
+
+    /// An owed outcome's request, just taken out of the request table, is done with: its client
+    /// has the outcome (or stopped waiting). The outcome is kept as recent when `keep`.
+    private func settle(_ owed: PendingRequest, keep: Bool) {
+        guard let outcome = owed.owedOutcome else { return }
+        owedDeadlines.remove(owed)
+        owed.owedOutcome = nil
+        completed.settle(CompletedOutcomes.size(of: outcome))
+        if keep { completed.record(outcome, idTag: owed.idTag, origin: owed.origin) }
     }
 
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
@@ -494,9 +527,16 @@ public final class CoordinatorCore {
         _ request: WireRequest, input: ArraySlice<UInt8>, from client: ClientAddress, now: ContinuousClock.Instant,
         dispatching: Bool = true
     ) -> Bool {
-        // Hashed once for the three tables it is looked for or kept in.
+        // Hashed once for the tables it is looked for or kept in.
         let idTag = RequestTable.tag(of: request.requestID)
-        if let (outcome, origin) = completed.lookup(request.requestID, idTag: idTag) {
+        let found = requests[request.requestID, tag: idTag]
+        // An outcome owed (its request finished and in the table) or recent answers it.
+        let kept = if let found, let owed = found.owedOutcome {
+            (outcome: owed, origin: Optional(found.origin))
+        } else {
+            completed.lookup(request.requestID, idTag: idTag)
+        }
+        if let (outcome, origin) = kept {
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return false
@@ -509,7 +549,7 @@ public final class CoordinatorCore {
             outbox.send(.outcome(outcome), to: client)
             return false
         }
-        if let pending = requests[request.requestID, tag: idTag] {
+        if let pending = found {
             if let owner = pending.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return false
@@ -530,8 +570,8 @@ public final class CoordinatorCore {
             outbox.send(.outcome(.failure(for: request, code: BusErrorCode.malformedRequest, message: message)), to: client)
             return false
         }
-        guard requests.count < configuration.maxQueued else {
-            refuseOverloaded(request, from: client, "the coordinator holds \(requests.count) unfinished requests (limit \(configuration.maxQueued)); retry later")
+        guard unfinishedCount < configuration.maxQueued else {
+            refuseOverloaded(request, from: client, "the coordinator holds \(unfinishedCount) unfinished requests (limit \(configuration.maxQueued)); retry later")
             return false
         }
         let sender = sender(client)
@@ -628,8 +668,13 @@ public final class CoordinatorCore {
     }
 
     private func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
-        let kept = completed.lookup(requestID)
-        let pending = requests[requestID]
+        let found = requests[requestID]
+        let kept = if let found, let owed = found.owedOutcome {
+            (outcome: owed, origin: Optional(found.origin))
+        } else {
+            completed.lookup(requestID)
+        }
+        let pending = found.flatMap { $0.isFinished ? nil : $0 }
         let owner = pending?.firstSender ?? kept?.origin?.firstSender
         if let owner, !client.mayActOn(requestID: requestID, firstSentBy: owner) {
             counters.notOwner += 1
@@ -650,7 +695,7 @@ public final class CoordinatorCore {
             _ = outbox.send(.cancel(requestID: requestID), to: worker)
         }
         pending.client = client
-        finish(requestID, with: .failure(for: pending.request, code: BusErrorCode.cancelled, message: "cancelled by the client"), now: now)
+        finish(pending, with: .failure(for: pending.request, code: BusErrorCode.cancelled, message: "cancelled by the client"), now: now)
         dispatch(now: now)
     }
 
@@ -840,10 +885,10 @@ public final class CoordinatorCore {
     /// A worker that ran a request before the coordinator restarted reports its result: if the
     /// recovered request has not been sent out again, the result answers it and nothing reruns.
     private func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant) -> Bool {
-        guard let pending = requests[outcome.requestID], pending.recovered, pending.placement == .queued,
+        guard let pending = requests[outcome.requestID], !pending.isFinished, pending.recovered, pending.placement == .queued,
               pending.action == outcome.action else { return false }
         counters.adoptedResults += 1
-        finish(outcome.requestID, with: outcome, now: now)
+        finish(pending, with: outcome, now: now)
         dispatch(now: now)
         return true
     }
@@ -933,7 +978,15 @@ public final class CoordinatorCore {
             lastSender = nil
         }
         closeIdleStacks(now: now)
-        completed.expireOwed(now: now)
+        expireOwedOutcomes(now: now)
+    }
+
+    /// Owed outcomes whose clients stopped waiting become recent (and may be evicted).
+    private func expireOwedOutcomes(now: ContinuousClock.Instant) {
+        for owed in owedDeadlines.removeDue(now: now) where owed.owedOutcome != nil {
+            requests.remove(owed)
+            settle(owed, keep: true)
+        }
     }
 
     /// Closes the action stacks, and forgets the stream counters, of sessions that finished
@@ -1267,19 +1320,13 @@ public final class CoordinatorCore {
 
     // MARK: Outcomes
 
-    private func finish(_ requestID: String, with outcome: WireOutcome, now: ContinuousClock.Instant) {
-        guard let pending = requests.remove(requestID) else { return }
-        complete(pending, with: outcome, now: now)
-    }
-
-    /// Answers `pending`, which must be unfinished (and so in the table).
+    /// Answers `pending`, which must be unfinished (and so in the table): it stays there, owed,
+    /// until its client acknowledges the outcome, or leaves it now.
     private func finish(_ pending: PendingRequest, with outcome: WireOutcome, now: ContinuousClock.Instant) {
-        let removed = requests.remove(pending)
-        assert(removed, "an unfinished request is in the table")
+        assert(!pending.isFinished, "a request is answered once")
         complete(pending, with: outcome, now: now)
     }
 
-    /// Answers a request already taken out of the table.
     private func complete(_ pending: PendingRequest, with outcome: WireOutcome, now: ContinuousClock.Instant) {
         // A worker's outcome says what its session is; one the coordinator decided, what the
         // request said.
@@ -1289,16 +1336,7 @@ public final class CoordinatorCore {
         if pending.placement == .queued { leaveQueue() }
         deadlines.remove(pending)
         pending.sender?.share.unfinished -= 1
-        // Owed until its client has it (ACK). A Majordomo request's outcome is not kept at all:
-        // MDP has no request identity (each request gets a new id), so no one can ask for it again.
-        let sender = pending.sender
-        if sender.map({ $0.address.protocol == .actionBus }) ?? true {
-            let (owedUntil, overflow) = pending.deadlineOffset.addingReportingOverflow(owedOutcomeGraceNanoseconds)
-            completed.record(
-                outcome, idTag: pending.idTag, owedUntilOffset: overflow ? .max : owedUntil,
-                origin: OutcomeOrigin(inputDigest: pending.inputDigest, sender: sender)
-            )
-        }
+        keep(outcome, of: pending)
         counters.completed += 1
         metrics?.finished(
             outcome, actionIsServed: isServed(outcome.action), acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now
@@ -1309,6 +1347,27 @@ public final class CoordinatorCore {
         if let client = pending.client {
             outbox.send(.outcome(outcome), to: client)
         }
+    }
+
+    /// Keeps the outcome of `pending`, just finished: owed until its client has it (ACK), in the
+    /// request's own place in the table; only recent, in the kept outcomes, when the owed ones
+    /// fill the byte budget. A Majordomo request's outcome is not kept at all: MDP has no
+    /// request identity (each request gets a new id), so no one can ask for it again.
+    private func keep(_ outcome: WireOutcome, of pending: PendingRequest) {
+        guard pending.sender.map({ $0.address.protocol == .actionBus }) ?? true else {
+            requests.remove(pending)
+            return
+        }
+        let size = CompletedOutcomes.size(of: outcome)
+        guard completed.mayOwe(size) else {
+            requests.remove(pending)
+            completed.record(outcome, idTag: pending.idTag, origin: pending.origin)
+            return
+        }
+        pending.owedOutcome = outcome
+        completed.owe(size)
+        let (owedUntil, overflow) = pending.deadlineOffset.addingReportingOverflow(owedOutcomeGraceNanoseconds)
+        owedDeadlines.insert(pending, atOffset: overflow ? .max : owedUntil)
     }
 
     /// An action a worker's action performed in its session (Flint's nested perform): it answers

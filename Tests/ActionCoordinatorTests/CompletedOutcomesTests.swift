@@ -2,8 +2,9 @@
 import ActionWire
 import Testing
 
-/// The kept outcomes: owed ones stay until acknowledged, recent ones are evicted oldest first
-/// past the bounds, and every lookup finds what a plain model of the rules says is kept.
+/// The kept outcomes: recent ones are evicted oldest first past the bounds, owed ones (which
+/// the request table holds) share the byte budget, and every lookup finds what a plain model
+/// of the rules says is kept.
 @Suite("Coordinator core: kept outcomes")
 struct CompletedOutcomesTests {
     private func outcome(_ id: String, output: String = "{}") -> WireOutcome {
@@ -11,23 +12,24 @@ struct CompletedOutcomesTests {
                     result: .success(contentType: WireRequest.json, output: Array(output.utf8)))
     }
 
-    private let owed = ClockOffset.of(.now + .seconds(3_600))
-
-    @Test func anOwedOutcomeStaysPastTheBoundsUntilAcknowledgedThenIsEvictedOldestFirst() {
-        var kept = CompletedOutcomes(capacity: 2)
-        kept.record(outcome("owed"), owedUntilOffset: owed)
+    @Test func recentOutcomesAreEvictedOldestFirstAndOwedOnesShareTheByteBudget() {
+        let size = CompletedOutcomes.size(of: outcome("recent-1"))
+        var kept = CompletedOutcomes(capacity: 2, byteCapacity: 3 * size)
         for n in 1...3 { kept.record(outcome("recent-\(n)")) }
-        // Two recent ones fit: the oldest went; the owed one is not counted against them.
         #expect(kept.lookup("recent-1") == nil)
         #expect(kept.lookup("recent-2") != nil && kept.lookup("recent-3") != nil)
-        #expect(kept.lookup("owed")?.outcome.requestID == "owed")
-        #expect(kept.owedCount == 1)
-        kept.acknowledge("owed")
-        #expect(kept.owedCount == 0)
-        // Now recent, and the newest: the oldest recent one makes room for it.
-        #expect(kept.lookup("owed") != nil)
-        #expect(kept.lookup("recent-2") == nil)
-        #expect(kept.count == 2)
+        // Owed outcomes fill the budget up to its end, recent ones or not; then a recent one
+        // is kept only as the newest, alone.
+        for _ in 1...3 {
+            #expect(kept.mayOwe(size))
+            kept.owe(size)
+        }
+        #expect(!kept.mayOwe(size))
+        kept.record(outcome("recent-4"))
+        #expect(kept.count == 1 && kept.lookup("recent-4") != nil)
+        #expect(kept.owedCount == 3 && kept.owedBytes == 3 * size)
+        kept.settle(size)
+        #expect(kept.owedCount == 2 && kept.mayOwe(size))
     }
 
     @Test func aSecondOutcomeForAnIDReplacesTheFirstAndItsStalePlaceIsSkipped() {
@@ -41,46 +43,32 @@ struct CompletedOutcomesTests {
         kept.record(outcome("c"))
         #expect(kept.lookup("b") == nil)
         #expect(kept.lookup("a") != nil && kept.lookup("c") != nil)
+        #expect(kept.oldestFirst.map(\.requestID) == ["a", "c"])
     }
 
-    @Test func acknowledgingWithoutKeepingForgetsAndExpiryMakesOwedOnesRecent() {
-        var kept = CompletedOutcomes(capacity: 10)
-        kept.record(outcome("gone"), owedUntilOffset: owed)
-        kept.acknowledge("gone", keep: false)
-        #expect(kept.lookup("gone") == nil)
-        #expect(kept.count == 0)
-        kept.record(outcome("late"), owedUntilOffset: ClockOffset.of(.now - .seconds(1)))
-        #expect(kept.owedCount == 1)
-        kept.expireOwed(now: .now)
-        #expect(kept.owedCount == 0)
-        #expect(kept.lookup("late") != nil)
+    @Test func withNoRetentionNothingIsKeptAndAnEarlierOutcomeForTheIDIsForgotten() {
+        var kept = CompletedOutcomes(capacity: 0)
+        kept.record(outcome("a"))
+        #expect(kept.lookup("a") == nil && kept.count == 0 && kept.bytes == 0)
     }
 
     @Test func whatIsKeptMatchesAModelOfTheRules() {
         let capacity = 50
         var kept = CompletedOutcomes(capacity: capacity)
-        var owedIDs: Set<String> = []
         var recent: [String] = []
         var generator = SystemRandomNumberGenerator()
         for step in 0..<5_000 {
             let id = "id-\(Int.random(in: 0..<400, using: &generator))"
-            switch step % 4 {
-            case 0, 1:
-                let isOwed = step % 8 == 0
-                kept.record(outcome(id), idTag: step % 3 == 0 ? RequestTable.tag(of: id) : nil, owedUntilOffset: isOwed ? owed : nil)
-                owedIDs.remove(id)
+            if step % 2 == 0 {
+                kept.record(outcome(id), idTag: step % 3 == 0 ? RequestTable.tag(of: id) : nil)
                 recent.removeAll { $0 == id }
-                if isOwed { owedIDs.insert(id) } else { recent.append(id) }
-            case 2:
-                kept.acknowledge(id)
-                if owedIDs.remove(id) != nil { recent.append(id) }
-            default:
-                #expect((kept.lookup(id) != nil) == (owedIDs.contains(id) || recent.contains(id)), "\(id) at step \(step)")
+                recent.append(id)
+                if recent.count > capacity { recent.removeFirst(recent.count - capacity) }
+            } else {
+                #expect((kept.lookup(id) != nil) == recent.contains(id), "\(id) at step \(step)")
             }
-            if recent.count > capacity { recent.removeFirst(recent.count - capacity) }
         }
-        #expect(kept.count == owedIDs.count + recent.count)
-        #expect(kept.owedCount == owedIDs.count)
-        #expect(Set(kept.oldestFirst.map(\.requestID)) == owedIDs.union(recent))
+        #expect(kept.count == recent.count)
+        #expect(kept.oldestFirst.map(\.requestID) == recent)
     }
 }

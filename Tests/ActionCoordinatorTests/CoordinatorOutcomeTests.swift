@@ -270,6 +270,35 @@ struct CoordinatorOutcomeTests {
         #expect(h.core.statistics.outcomesKept == 3)
     }
 
+    @Test func anOwedOutcomeStaysWithItsRequestButCountsNeitherAsRunningNorAgainstTheQueueLimit() throws {
+        let h = CoordinatorHarness { $0.maxQueued = 2 }
+        h.ready(w1)
+        h.complete(h.perform("r1"), on: w1)
+        h.complete(h.perform("r2"), on: w1)
+        #expect(h.core.statistics.outcomesOwed == 2)
+        #expect(h.core.statistics.running == 0 && h.core.statistics.queued == 0)
+        // Two more fit under the limit of two unfinished requests; a fifth does not.
+        h.perform("r3")
+        h.perform("r4")
+        h.perform("r5")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4"])
+        #expect(h.outcomes.map(\.failureCode) == [nil, nil, BusErrorCode.overloaded])
+        #expect(h.core.statistics.running == 2)
+        // A cancel of a finished request is answered with its outcome; a resend, likewise.
+        h.send(.cancel(requestID: "r1"))
+        h.perform("r2")
+        #expect(h.outcomes.suffix(2).map(\.requestID) == ["r1", "r2"])
+        #expect(h.outcomes.suffix(2).allSatisfy { $0.isSuccess })
+        #expect(h.controlInstructions(to: w1).isEmpty)
+        // Acknowledged, they are no longer owed but kept as recent (these ids are not of the
+        // client's own form, so they are idempotency keys): a resend is still answered, not run.
+        h.send(.acknowledge(requestIDs: ["r1", "r2"]))
+        #expect(h.core.statistics.outcomesOwed == 0 && h.core.statistics.outcomesKept == 2)
+        h.perform("r2")
+        #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4"])
+        #expect(try #require(h.outcomes.last).requestID == "r2")
+    }
+
     @Test func majordomoOutcomesAreNeitherOwedNorKept() {
         // MDP has no request identity (each request gets a new id): no one can ask again.
         let h = CoordinatorHarness()

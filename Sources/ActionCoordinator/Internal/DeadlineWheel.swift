@@ -54,7 +54,8 @@ struct DeadlineWheel {
         insert(request, atOffset: request.deadlineOffset)
     }
 
-    private mutating func insert(_ request: PendingRequest, atOffset deadline: Int64) {
+    /// Puts `request` in the bucket of `deadline`, a ``ClockOffset``.
+    mutating func insert(_ request: PendingRequest, atOffset deadline: Int64) {
         let time = bucketTime(of: deadline)
         if let current = request.wheelBucket {
             if current.time == time { return }

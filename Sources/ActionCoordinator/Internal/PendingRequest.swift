@@ -1,7 +1,8 @@
 import ActionCore
 import ActionWire
 
-/// An accepted request the coordinator has not answered yet.
+/// An accepted request: unfinished (queued or running), or finished and holding the outcome
+/// its client has yet to acknowledge (owed).
 ///
 /// One allocation per request: the small fields sit in the buffer's header, and the request's
 /// bytes (id, action, session, content type unless it is JSON, input) follow it in the same
@@ -25,6 +26,9 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         /// Where a retry from another connection moved the answer to. Rare, so kept out of
         /// line: an address inline costs every queued request about 50 bytes.
         var movedClient: MovedClient?
+        /// Its outcome, once finished, while its client has yet to acknowledge it: the request
+        /// stays in the request table until then, and that is where a resend finds the outcome.
+        var owedOutcome: WireOutcome?
         /// Acceptance order: requests requeued from a dead worker go back to the head of the
         /// queue, among themselves in the order they were accepted.
         let order: UInt64
@@ -251,11 +255,21 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         get { withFields { $0.recovered } }
         set { withFields { $0.recovered = newValue } }
     }
-    /// Answered and out of the table: a lane entry still pointing at it is stale.
+    /// Answered: a lane entry still pointing at it is stale. A finished request is out of the
+    /// request table unless its outcome is owed (``owedOutcome``).
     var isFinished: Bool {
         get { withFields { $0.isFinished } }
         set { withFields { $0.isFinished = newValue } }
     }
+    /// Its outcome while it is owed to its client (finished, in the request table until the
+    /// client acknowledges it); `nil` otherwise.
+    var owedOutcome: WireOutcome? {
+        get { withFields { $0.owedOutcome } }
+        set { withFields { $0.owedOutcome = newValue } }
+    }
+    /// What a resend or a cancel of its id is answered with while its outcome is owed, and what
+    /// the outcome keeps of it once recent.
+    var origin: OutcomeOrigin { OutcomeOrigin(inputDigest: inputDigest, sender: sender) }
     /// How many times it was sent to a worker (counting back the sends that never left).
     var deliveries: Int {
         get { Int(withFields { $0.deliveryCount }) }
