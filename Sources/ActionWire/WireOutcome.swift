@@ -314,6 +314,17 @@ public struct WireOutcome: Sendable, Hashable {
         return try unpackForwarding(frame, command: command, limits: limits, names: &names)
     }
 
+    /// ``unpack(_:command:limits:)`` for one of a message's records, in turn (a client reading
+    /// an OUTCOME): an action, session or worker equal to the one `names` remembers from the
+    /// record before is taken from it.
+    public static func unpack(
+        _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
+    ) throws(WireError) -> WireOutcome {
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
+            try read(&reader, copyingOutput: true, names: &names).outcome
+        }
+    }
+
     /// ``unpackForwarding(_:command:limits:)`` for one of a message's records, in turn: an
     /// action, session or worker equal to the one `names` remembers from the record before is
     /// taken from it.

@@ -40,18 +40,19 @@ struct RepeatedNamesTests {
         }
     }
 
-    @Test func outcomesForwardedInTurnAreThoseDecodedAlone() throws {
+    @Test func outcomesDecodedOrForwardedInTurnAreThoseDecodedAlone() throws {
         let outcomes = (0..<4).map { index in
             WireOutcome(requestID: "r\(index)", action: index < 2 ? "Echo.say" : "Math.add", session: index == 3 ? "s" : "",
                         worker: "w1", closeActionStack: false,
                         result: .success(contentType: WireRequest.json, output: Array("\(index)".utf8)))
         }
-        var names = RepeatedNames()
+        var forwardingNames = RepeatedNames(), decodingNames = RepeatedNames()
         for outcome in outcomes {
             let record = outcome.packed
-            let forwarded = try WireOutcome.unpackForwarding(record[...], command: .result, limits: WireLimits(), names: &names)
-            #expect(forwarded == (try WireOutcome.unpack(record[...], command: .result, limits: WireLimits())))
-            #expect(forwarded.action == outcome.action && forwarded.session == outcome.session && forwarded.worker == "w1")
+            let alone = try WireOutcome.unpack(record[...], command: .outcome, limits: WireLimits())
+            let forwarded = try WireOutcome.unpackForwarding(record[...], command: .result, limits: WireLimits(), names: &forwardingNames)
+            let decoded = try WireOutcome.unpack(record[...], command: .outcome, limits: WireLimits(), names: &decodingNames)
+            #expect(forwarded == alone && decoded == alone && alone == outcome)
         }
     }
 }

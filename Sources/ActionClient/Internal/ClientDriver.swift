@@ -309,9 +309,10 @@ final class ClientDriver: IOLoopDriver {
                 // Each outcome is decoded as it is delivered: no array of them. One that does not
                 // decode is logged; the others still arrive.
                 let frames = incoming.packedFrames
+                var names = RepeatedNames()
                 for index in 1..<frames.count {
                     do {
-                        received(try WireOutcome.unpack(frames.frame(at: index), command: .outcome, limits: limits))
+                        received(try WireOutcome.unpack(frames.frame(at: index), command: .outcome, limits: limits, names: &names))
                     } catch {
                         logger.warning("malformed outcome from coordinator", metadata: ["wire.error": "\(error)"])
                     }
