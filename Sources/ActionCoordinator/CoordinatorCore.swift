@@ -1336,6 +1336,8 @@ public final class CoordinatorCore {
         if pending.placement == .queued { leaveQueue() }
         deadlines.remove(pending)
         pending.sender?.share.unfinished -= 1
+        // Read before the outcome is kept: an owed outcome takes the moved address's place.
+        let client = pending.client
         keep(outcome, of: pending)
         counters.completed += 1
         metrics?.finished(
@@ -1344,7 +1346,7 @@ public final class CoordinatorCore {
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)
         publish(outcome)
-        if let client = pending.client {
+        if let client {
             outbox.send(.outcome(outcome), to: client)
         }
     }

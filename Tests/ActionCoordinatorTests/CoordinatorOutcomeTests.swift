@@ -141,6 +141,13 @@ struct CoordinatorOutcomeTests {
         h.complete(request, on: w1)
         let answered = h.outbox.replies.filter { if case .outcome = $0.reply { true } else { false } }
         #expect(answered.map(\.client) == [elsewhere])
+        // Finished, the request holds its owed outcome where it held the moved address: a
+        // resend is answered from it, and nothing runs again.
+        #expect(h.core.statistics.outcomesOwed == 1)
+        h.perform("dup", from: elsewhere)
+        let answeredAgain = h.outbox.replies.filter { if case .outcome = $0.reply { true } else { false } }
+        #expect(answeredAgain.map(\.client) == [elsewhere, elsewhere])
+        #expect(h.requestIDs(to: w1) == ["dup"])
     }
 
     @Test func duplicateWhileQueuedIsNotQueuedTwice() {

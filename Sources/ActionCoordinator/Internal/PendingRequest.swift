@@ -23,12 +23,10 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         /// connection's). `nil` for a request recovered from the journal, which counts against
         /// no one's share.
         let sender: RequestSender?
-        /// Where a retry from another connection moved the answer to. Rare, so kept out of
-        /// line: an address inline costs every queued request about 50 bytes.
-        var movedClient: MovedClient?
-        /// Its outcome, once finished, while its client has yet to acknowledge it: the request
-        /// stays in the request table until then, and that is where a resend finds the outcome.
-        var owedOutcome: WireOutcome?
+        /// Where a retry from another connection moved the answer to while it is unfinished,
+        /// or, once finished, the outcome it owes its client until the ACK: never both, so
+        /// they share one field (8 bytes for every queued request).
+        var answer: Answer?
         /// Acceptance order: requests requeued from a dead worker go back to the head of the
         /// queue, among themselves in the order they were accepted.
         let order: UInt64
@@ -52,6 +50,15 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         var isFinished = false
         /// Flint's `userInitiatedActions`, as the request said (its flags field).
         let userInitiated: Bool
+    }
+
+    enum Answer {
+        /// A retry from another connection moved the answer there. Rare, so kept out of line:
+        /// an address inline costs every queued request about 50 bytes.
+        case moved(MovedClient)
+        /// Finished: the outcome is owed to its client, and the request stays in the request
+        /// table, where a resend finds the outcome, until the client acknowledges it.
+        case owed(WireOutcome)
     }
 
     final class MovedClient {
@@ -229,10 +236,14 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     /// The client to answer: its first sender, until a retry arrives from another connection.
     /// `nil` for a request recovered from the journal until its client sends it again.
     var client: ClientAddress? {
-        get { withFields { $0.movedClient?.address } ?? firstSender }
+        get {
+            let moved: ClientAddress? = withFields { if case .moved(let moved)? = $0.answer { moved.address } else { nil } }
+            return moved ?? firstSender
+        }
         set {
+            assert(!isFinished, "only an unfinished request's answer moves")
             let moved = newValue == firstSender ? nil : newValue.map(MovedClient.init)
-            withFields { $0.movedClient = moved }
+            withFields { $0.answer = moved.map(Answer.moved) }
         }
     }
     var sender: RequestSender? { withFields { $0.sender } }
@@ -264,8 +275,8 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     /// Its outcome while it is owed to its client (finished, in the request table until the
     /// client acknowledges it); `nil` otherwise.
     var owedOutcome: WireOutcome? {
-        get { withFields { $0.owedOutcome } }
-        set { withFields { $0.owedOutcome = newValue } }
+        get { withFields { if case .owed(let outcome)? = $0.answer { outcome } else { nil } } }
+        set { withFields { $0.answer = newValue.map(Answer.owed) } }
     }
     /// What a resend or a cancel of its id is answered with while its outcome is owed, and what
     /// the outcome keeps of it once recent.
