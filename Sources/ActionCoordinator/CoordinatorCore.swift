@@ -434,7 +434,7 @@ public final class CoordinatorCore {
                 )
             },
             omittedSessions: sessionDepths.count - listed.count,
-            queued: queuedCount, running: requests.count - queuedCount
+            queued: queuedCount, running: unfinishedCount - queuedCount
         )
     }
 
@@ -516,7 +516,7 @@ public final class CoordinatorCore {
         guard let outcome = owed.owedOutcome else { return }
         owedDeadlines.remove(owed)
         owed.owedOutcome = nil
-        completed.settle(CompletedOutcomes.size(of: outcome))
+        completed.settle(Self.owedSize(of: owed, outcome))
         if keep { completed.record(outcome, idTag: owed.idTag, origin: owed.origin) }
     }
 
@@ -1360,7 +1360,7 @@ public final class CoordinatorCore {
             requests.remove(pending)
             return
         }
-        let size = CompletedOutcomes.size(of: outcome)
+        let size = Self.owedSize(of: pending, outcome)
         guard completed.mayOwe(size) else {
             requests.remove(pending)
             completed.record(outcome, idTag: pending.idTag, origin: pending.origin)
@@ -1370,6 +1370,12 @@ public final class CoordinatorCore {
         completed.owe(size)
         let (owedUntil, overflow) = pending.deadlineOffset.addingReportingOverflow(owedOutcomeGraceNanoseconds)
         owedDeadlines.insert(pending, atOffset: overflow ? .max : owedUntil)
+    }
+
+    /// What an owed outcome holds in memory, for the byte budget: the outcome and the request it
+    /// stays in (its id, names and input), which is freed only at the ACK.
+    private static func owedSize(of pending: PendingRequest, _ outcome: WireOutcome) -> Int {
+        CompletedOutcomes.size(of: outcome) + pending.packedCount
     }
 
     /// An action a worker's action performed in its session (Flint's nested perform): it answers

@@ -284,6 +284,13 @@ struct CoordinatorOutcomeTests {
         h.complete(h.perform("r2"), on: w1)
         #expect(h.core.statistics.outcomesOwed == 2)
         #expect(h.core.statistics.running == 0 && h.core.statistics.queued == 0)
+        h.send(.queues(queryID: "q"))
+        guard case .queues("q", let queuesJSON)? = h.replies.last else {
+            Issue.record("no QUEUES reply: \(h.replies)")
+            return
+        }
+        let queues = try JSONDecoder().decode(FleetQueuesReport.self, from: Data(queuesJSON))
+        #expect(queues.running == 0 && queues.queued == 0)
         // Two more fit under the limit of two unfinished requests; a fifth does not.
         h.perform("r3")
         h.perform("r4")
@@ -304,6 +311,20 @@ struct CoordinatorOutcomeTests {
         h.perform("r2")
         #expect(h.requestIDs(to: w1) == ["r1", "r2", "r3", "r4"])
         #expect(try #require(h.outcomes.last).requestID == "r2")
+    }
+
+    @Test func anOwedOutcomesRequestCountsAgainstTheByteBudgetToo() {
+        // The request an owed outcome stays in holds its input until the ACK: large inputs with
+        // small outputs fill the budget as large outputs do.
+        let h = CoordinatorHarness { $0.completedRetentionBytes = 3_000 }
+        h.ready(w1)
+        let big = Array(#"{"text":"\#(String(repeating: "x", count: 1_000))"}"#.utf8)
+        for n in 1...4 {
+            let request = WireRequest(requestID: "r\(n)", action: CoordinatorHarness.echo, input: big)
+            h.core.received(.perform(request), from: h.client, now: h.at(.zero))
+            h.complete(request, on: w1, output: "{}")
+        }
+        #expect(h.core.statistics.outcomesOwed == 2)
     }
 
     @Test func majordomoOutcomesAreNeitherOwedNorKept() {

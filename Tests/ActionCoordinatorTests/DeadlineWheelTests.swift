@@ -36,6 +36,20 @@ struct DeadlineWheelTests {
         }
     }
 
+    @Test("a deadline of never stays never, with the wheel's origin before the process's epoch")
+    func neverIsNotWrappedIntoThePast() {
+        let origin = ClockOffset.epoch - .seconds(3_600)
+        #expect(ClockOffset.of(origin) < 0)
+        var wheel = DeadlineWheel(origin: origin)
+        let request = PendingRequest.make(
+            WireRequest(requestID: "never", action: "Echo.say", input: []), sender: nil, order: 1, deadline: origin
+        )
+        wheel.insert(request, atOffset: .max)
+        #expect(wheel.removeDue(now: origin + .seconds(7_200)).isEmpty)
+        wheel.remove(request)
+        #expect(request.wheelBucket == nil)
+    }
+
     @Test("requests moved, removed and inserted again, in buckets used one after another, each come due once, on time")
     func movesAndRemovalsAgainstAModel() {
         let origin = ContinuousClock.now

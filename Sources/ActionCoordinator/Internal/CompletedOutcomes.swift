@@ -82,9 +82,9 @@ struct CompletedOutcomes {
 
     // MARK: Owed outcomes
 
-    /// Whether an outcome of `size` bytes (``size(of:)``) may be owed: owed outcomes stay within
-    /// the byte budget too, so past it (clients that never acknowledge, huge outputs) a new
-    /// outcome is only recent.
+    /// Whether an owed outcome holding `size` bytes (the outcome's ``size(of:)`` and its
+    /// request's) may be owed: owed outcomes stay within the byte budget too, so past it
+    /// (clients that never acknowledge, huge inputs or outputs) a new outcome is only recent.
     func mayOwe(_ size: Int) -> Bool {
         owedBytes + size <= byteCapacity
     }

@@ -39,7 +39,10 @@ struct DeadlineWheel {
     }
 
     private func bucketTime(of deadline: Int64) -> Int64 {
-        let elapsed = deadline &- origin
+        // Saturating: a deadline of `.max` (never) must not wrap round into the past when the
+        // origin is before the epoch.
+        let (difference, overflow) = deadline.subtractingReportingOverflow(origin)
+        let elapsed = overflow ? (deadline < 0 ? .min : .max) : difference
         let (quotient, remainder) = elapsed.quotientAndRemainder(dividingBy: granularityNanoseconds)
         return remainder > 0 ? quotient + 1 : quotient
     }
