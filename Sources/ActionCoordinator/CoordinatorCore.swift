@@ -530,13 +530,7 @@ public final class CoordinatorCore {
         // Hashed once for the tables it is looked for or kept in.
         let idTag = RequestTable.tag(of: request.requestID)
         let found = requests[request.requestID, tag: idTag]
-        // An outcome owed (its request finished and in the table) or recent answers it.
-        let kept = if let found, let owed = found.owedOutcome {
-            (outcome: owed, origin: Optional(found.origin))
-        } else {
-            completed.lookup(request.requestID, idTag: idTag)
-        }
-        if let (outcome, origin) = kept {
+        if let (outcome, origin) = keptOutcome(request.requestID, idTag: idTag, found: found) {
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return false
@@ -606,6 +600,15 @@ public final class CoordinatorCore {
         return true
     }
 
+    /// The outcome kept for `requestID` and where its request came from: owed, held by `found`
+    /// (the request table's entry for the id, if any), or else recent, in the kept outcomes.
+    private func keptOutcome(
+        _ requestID: String, idTag: UInt32, found: PendingRequest?
+    ) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
+        if let found, let owed = found.owedOutcome { return (owed, found.origin) }
+        return completed.lookup(requestID, idTag: idTag)
+    }
+
     /// The one ``RequestSender`` for `client`, made on its first request (and forgotten by the
     /// once-a-second sweep when its connection has nothing unfinished).
     private func sender(_ client: ClientAddress) -> RequestSender {
@@ -668,12 +671,9 @@ public final class CoordinatorCore {
     }
 
     private func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
-        let found = requests[requestID]
-        let kept = if let found, let owed = found.owedOutcome {
-            (outcome: owed, origin: Optional(found.origin))
-        } else {
-            completed.lookup(requestID)
-        }
+        let idTag = RequestTable.tag(of: requestID)
+        let found = requests[requestID, tag: idTag]
+        let kept = keptOutcome(requestID, idTag: idTag, found: found)
         let pending = found.flatMap { $0.isFinished ? nil : $0 }
         let owner = pending?.firstSender ?? kept?.origin?.firstSender
         if let owner, !client.mayActOn(requestID: requestID, firstSentBy: owner) {
