@@ -19,7 +19,9 @@ import Logging
 /// ``DeadlineWheel``: a tick looks only at what is due.
 public final class CoordinatorCore {
     private let configuration: CoordinatorConfiguration
-    private unowned let outbox: any CoordinatorOutbox
+    /// Not counted: the outbox owns the core (the driver) or outlives it (a test's harness).
+    /// A safe `unowned` reference is checked and retained on every use, five times a request.
+    private unowned(unsafe) let outbox: any CoordinatorOutbox
     private let logger: Logger
 
     /// Every accepted request, by id, from its acceptance until its client acknowledges its
@@ -31,6 +33,9 @@ public final class CoordinatorCore {
     /// The unfinished requests (the request table less the owed outcomes it holds).
     private var unfinishedCount: Int { requests.count - completed.owedCount }
     @exclusivity(unchecked) private var lanes: [Lane: LaneQueue] = [:]
+    /// The lane enqueued into last, and its queue (while it is in ``lanes``): a message's
+    /// requests mostly share one lane, found without hashing its name for each.
+    @exclusivity(unchecked) private var lastLane: (lane: Lane, queue: LaneQueue)?
     /// Emptied lane queues kept for reuse: a lane that fills and empties with every request
     /// (one in flight per session, say) allocates nothing.
     @exclusivity(unchecked) private var spareLaneQueues: [LaneQueue] = []
@@ -82,6 +87,10 @@ public final class CoordinatorCore {
     /// ``CoordinatorConfiguration/owedOutcomeGrace`` in nanoseconds, added to a deadline's
     /// ``ClockOffset`` for every outcome kept.
     private let owedOutcomeGraceNanoseconds: Int64
+    /// ``CoordinatorConfiguration/defaultTimeout`` and ``CoordinatorConfiguration/maxTimeout``
+    /// in nanoseconds, for ``timeoutNanoseconds(asked:)``.
+    private let defaultTimeoutNanoseconds: Int64
+    private let maxTimeoutNanoseconds: Int64
     @exclusivity(unchecked) private var completed: CompletedOutcomes
     @exclusivity(unchecked) private var stacks = ActionStackTracker()
     /// When each session last finished a request: the stacks and stream counters of a session
@@ -97,7 +106,8 @@ public final class CoordinatorCore {
     /// Per-outcome metrics, when the configuration asks for them.
     private let metrics: CoordinatorMetrics?
 
-    /// Creates a core that answers through `outbox`.
+    /// Creates a core that answers through `outbox`, which must outlive it (the core does not
+    /// keep it alive: the coordinator's driver is the outbox of the core it owns).
     public init(
         configuration: CoordinatorConfiguration, outbox: any CoordinatorOutbox, logger: Logger,
         now: ContinuousClock.Instant = .now
@@ -107,6 +117,8 @@ public final class CoordinatorCore {
         self.logger = logger
         self.startedAt = now
         self.owedOutcomeGraceNanoseconds = configuration.owedOutcomeGrace.wholeNanoseconds
+        self.defaultTimeoutNanoseconds = configuration.defaultTimeout.wholeNanoseconds
+        self.maxTimeoutNanoseconds = configuration.maxTimeout.wholeNanoseconds
         self.deadlines = DeadlineWheel(origin: now)
         self.owedDeadlines = DeadlineWheel(origin: now)
         self.completed = CompletedOutcomes(
@@ -233,7 +245,7 @@ public final class CoordinatorCore {
     public func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
         switch message {
         case .perform(let request):
-            if perform(request, input: request.input[...], from: client, now: now) {
+            if perform(request, input: request.input[...], from: client, now: now, nowOffset: ClockOffset.of(now)) {
                 outbox.send(.accepted(requestID: request.requestID), to: client)
             }
         case .performBatch(let requests):
@@ -489,8 +501,11 @@ public final class CoordinatorCore {
     ) {
         var accepted: [String] = []
         accepted.reserveCapacity(count)
+        let nowOffset = ClockOffset.of(now)
         read { request, input in
-            if perform(request, input: input, from: client, now: now, dispatching: false) { accepted.append(request.requestID) }
+            if perform(request, input: input, from: client, now: now, nowOffset: nowOffset, dispatching: false) {
+                accepted.append(request.requestID)
+            }
         }
         if !accepted.isEmpty { outbox.send(.accepted(requestIDs: accepted), to: client) }
         dispatch(now: now)
@@ -523,9 +538,10 @@ public final class CoordinatorCore {
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
     /// in progress), for the caller to say so in an ACCEPTED. Anything else is answered here.
     /// `input` is the request's input: its own, or where its decode left it in the message.
+    /// `nowOffset` is `now` as a ``ClockOffset``, worked out once for a message's requests.
     private func perform(
         _ request: WireRequest, input: ArraySlice<UInt8>, from client: ClientAddress, now: ContinuousClock.Instant,
-        dispatching: Bool = true
+        nowOffset: Int64, dispatching: Bool = true
     ) -> Bool {
         // Hashed once for the tables it is looked for or kept in.
         let idTag = RequestTable.tag(of: request.requestID)
@@ -575,11 +591,12 @@ public final class CoordinatorCore {
             refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
             return false
         }
-        let asked: Duration = request.timeoutMilliseconds == 0
-            ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMilliseconds))
-        let timeout = min(asked, configuration.maxTimeout)
+        let timeout = timeoutNanoseconds(asked: request.timeoutMilliseconds)
+        let (deadline, overflow) = nowOffset.addingReportingOverflow(timeout)
         nextOrder += 1
-        let pending = PendingRequest.make(request, input: input, sender: sender, order: nextOrder, deadline: now + timeout, idTag: idTag)
+        let pending = PendingRequest.make(
+            request, input: input, sender: sender, order: nextOrder, deadlineOffset: overflow ? .max : deadline, idTag: idTag
+        )
         requests.insert(pending)
         share.unfinished += 1
         if isServed(request.action) {
@@ -595,7 +612,7 @@ public final class CoordinatorCore {
         // made again from the pending request's bytes.
         enqueue(pending, lane: Lane(request), atHead: false)
         counters.accepted += 1
-        outbox.journal(.accepted(Self.request(request, withInput: input), deadline: Date().addingTimeInterval(timeout.timeInterval)))
+        outbox.journal(.accepted(Self.request(request, withInput: input), deadline: Date().addingTimeInterval(Double(timeout) / 1e9)))
         if dispatching { dispatch(now: now) }
         return true
     }
@@ -1118,18 +1135,24 @@ public final class CoordinatorCore {
     private func enqueue(_ pending: PendingRequest, lane: Lane, atHead: Bool) {
         assert(lane == pending.lane, "a request waits in its own lane")
         queuedCount += 1
-        if let queue = lanes[lane] {
-            if atHead { queue.requests.prepend(pending) } else { queue.requests.append(pending) }
-            // Past a small size its storage is not worth keeping as a spare.
-            if queue.requests.count == 64 { queue.isLarge = true }
-        } else if let spare = spareLaneQueues.popLast() {
-            spare.requests.append(pending)
-            lanes[lane] = spare
-            if atHead { waiting.prepend(lane) } else { waiting.append(lane) }
+        if let last = lastLane, last.lane == lane {
+            add(pending, to: last.queue, atHead: atHead)
+        } else if let queue = lanes[lane] {
+            add(pending, to: queue, atHead: atHead)
+            lastLane = (lane, queue)
         } else {
-            lanes[lane] = LaneQueue(pending)
+            let queue = spareLaneQueues.popLast() ?? LaneQueue()
+            queue.requests.append(pending)
+            lanes[lane] = queue
+            lastLane = (lane, queue)
             if atHead { waiting.prepend(lane) } else { waiting.append(lane) }
         }
+    }
+
+    private func add(_ pending: PendingRequest, to queue: LaneQueue, atHead: Bool) {
+        if atHead { queue.requests.prepend(pending) } else { queue.requests.append(pending) }
+        // Past a small size its storage is not worth keeping as a spare.
+        if queue.requests.count == 64 { queue.isLarge = true }
     }
 
     /// A queued request leaves the queue without dispatch; its lane entry goes stale.
@@ -1142,6 +1165,7 @@ public final class CoordinatorCore {
     }
 
     private func dropStaleEntries() {
+        lastLane = nil
         for (lane, queue) in lanes {
             queue.requests.removeAll { $0.isFinished || $0.placement != .queued }
             if queue.requests.isEmpty { lanes[lane] = nil }
@@ -1160,13 +1184,15 @@ public final class CoordinatorCore {
     /// filled, each lane's requests in order (so a session's requests leave in submission order).
     private func dispatch(now: ContinuousClock.Instant) {
         unparkLanes()
-        guard freeCredits > 0 else { return }
+        guard freeCredits > 0, !waiting.isEmpty else { return }
+        let nowOffset = ClockOffset.of(now)
         // Lanes that could not go and are not parked go back in front of those not reached.
         var blocked: Deque<Lane> = []
         while freeCredits > 0, let lane = waiting.popFirst() {
-            switch dispatchLane(lane, now: now) {
+            switch dispatchLane(lane, now: now, nowOffset: nowOffset) {
             case .emptied:
                 // Only a small one is kept: a spare must not hold on to a big burst's storage.
+                if lastLane?.lane == lane { lastLane = nil }
                 if let queue = lanes.removeValue(forKey: lane), !queue.isLarge, spareLaneQueues.count < 64 {
                     spareLaneQueues.append(queue)
                 }
@@ -1192,7 +1218,7 @@ public final class CoordinatorCore {
     /// that is what it waits for).
     private enum LaneProgress { case emptied, blocked(host: WorkerID?) }
 
-    private func dispatchLane(_ lane: Lane, now: ContinuousClock.Instant) -> LaneProgress {
+    private func dispatchLane(_ lane: Lane, now: ContinuousClock.Instant, nowOffset: Int64) -> LaneProgress {
         guard let queue = lanes[lane] else { return .emptied }
         while let pending = queue.requests.first {
             guard !pending.isFinished, pending.placement == .queued else {
@@ -1210,7 +1236,7 @@ public final class CoordinatorCore {
             queuedCount -= 1
             // A send that failed put the request back at the head of its lane and took the
             // worker out of the pool: the next turn of the loop chooses again.
-            send(pending, to: worker, now: now)
+            send(pending, to: worker, now: now, nowOffset: nowOffset)
         }
         return .emptied
     }
@@ -1279,13 +1305,16 @@ public final class CoordinatorCore {
 
     /// Sends a queued request to `worker`; when the worker cannot be reached, the request goes
     /// back to the head of its lane, uncounted, and the worker is taken out of the pool.
-    private func send(_ pending: PendingRequest, to worker: WorkerRecord, now: ContinuousClock.Instant) {
+    /// `nowOffset` is `now` as a ``ClockOffset``.
+    private func send(_ pending: PendingRequest, to worker: WorkerRecord, now: ContinuousClock.Instant, nowOffset: Int64) {
         pending.placement = .running(on: worker.id)
         pending.deliveries += 1
         if pending.hasSession { sessions[pending.session]?.lastUsed = now }
         worker.inFlight.insert(pending)
         freeCredits -= 1
-        let timeout = WireRequest.timeoutMilliseconds(pending.deadline - now)
+        // Saturating: a deadline of never less an instant before the clock's epoch.
+        let (remaining, overflow) = pending.deadlineOffset.subtractingReportingOverflow(nowOffset)
+        let timeout = WireRequest.timeoutMilliseconds(nanoseconds: overflow ? .max : remaining)
         guard !outbox.send(OutgoingRequest(pending, timeoutMilliseconds: timeout), to: worker.id) else { return }
         worker.inFlight.remove(pending)
         freeCredits += 1
@@ -1388,9 +1417,15 @@ public final class CoordinatorCore {
 
     /// When `pending` was accepted: its deadline less the timeout it was given.
     private func acceptedAt(of pending: PendingRequest) -> ContinuousClock.Instant {
-        let asked: Duration = pending.timeoutMilliseconds == 0
-            ? configuration.defaultTimeout : .milliseconds(Int64(pending.timeoutMilliseconds))
-        return pending.deadline - min(asked, configuration.maxTimeout)
+        ClockOffset.instant(pending.deadlineOffset &- timeoutNanoseconds(asked: pending.timeoutMilliseconds))
+    }
+
+    /// The timeout a request gets, in nanoseconds: what it asked for (0 asks for the default),
+    /// at most the configured maximum. In integers: `Duration`'s arithmetic is 128-bit, and
+    /// this is worked out for every request.
+    private func timeoutNanoseconds(asked milliseconds: UInt32) -> Int64 {
+        let asked = milliseconds == 0 ? defaultTimeoutNanoseconds : Int64(milliseconds) * 1_000_000
+        return min(asked, maxTimeoutNanoseconds)
     }
 
     /// Publishes `outcome` under both its topics, numbered, when anyone subscribes.

@@ -34,6 +34,14 @@ public struct WireRequest: Sendable, Hashable {
         return UInt32(clamping: max(1, milliseconds))
     }
 
+    /// ``timeoutMilliseconds(_:)`` of a duration in nanoseconds: integer arithmetic where a
+    /// `Duration`'s is 128-bit, for a coordinator that sends one per request.
+    public static func timeoutMilliseconds(nanoseconds: Int64) -> UInt32 {
+        guard nanoseconds > 0 else { return 1 }
+        let (milliseconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        return UInt32(clamping: max(1, remainder > 0 ? milliseconds + 1 : milliseconds))
+    }
+
     /// Creates a request.
     public init(
         requestID: String,

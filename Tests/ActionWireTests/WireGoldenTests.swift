@@ -153,6 +153,16 @@ struct WireGoldenTests {
         #expect(WireHeader.bytes(.outcome) == [0x41, 0x42, 0x55, 0x53, 0x05, 0x12])
     }
 
+    @Test func timeoutsInNanosecondsRoundAsDurationsDo() {
+        let nanoseconds: [Int64] = [
+            .min, -3_000_000_000, -1, 0, 1, 999_999, 1_000_000, 1_000_001, 1_500_000, 30_000_000_000,
+            Int64(UInt32.max) * 1_000_000, Int64(UInt32.max) * 1_000_000 + 1, .max,
+        ]
+        for value in nanoseconds {
+            #expect(WireRequest.timeoutMilliseconds(nanoseconds: value) == WireRequest.timeoutMilliseconds(.nanoseconds(value)), "\(value) ns")
+        }
+    }
+
     @Test func outcomeJSONForFailuresAndBareErrors() {
         #expect(String(decoding: OutcomeJSON.encode(Self.failure, sequence: 3), as: UTF8.self) == #"""
             {"request":"c1:8","action":"Fault.fail","session":"","outcome":"failure","error":{"code":"actionFailed","message":"boom"},"worker":"","closeActionStack":false,"sequence":3}

@@ -64,6 +64,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Requests chosen for each worker during this batch, sent together when it ends.
     @exclusivity(unchecked) private var requestBatches: [WorkerID: GatheredRecords<OutgoingRequest>] = [:]
+    /// The batch a request was added to last (while it is in `requestBatches`): dispatch sends
+    /// runs of requests to one worker, found without hashing its routing id for each.
+    @exclusivity(unchecked) private var lastRequestBatch: (worker: WorkerID, gathered: GatheredRecords<OutgoingRequest>)?
     /// Requests whose message could not leave, for the core at the end of the batch.
     @exclusivity(unchecked) private var undeliveredRequests: [(worker: WorkerID, requestIDs: [String])] = []
     /// Workers a send failed to in the batch being handled.
@@ -750,12 +753,16 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     /// Keeps the request for the batch's REQUEST to its worker, sent when the batch ends.
     func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
-        if let gathered = requestBatches[worker] {
+        if let last = lastRequestBatch, last.worker == worker {
+            last.gathered.append(request, bytes: request.byteCount)
+        } else if let gathered = requestBatches[worker] {
             gathered.append(request, bytes: request.byteCount)
+            lastRequestBatch = (worker, gathered)
         } else {
             let gathered = GatheredRecords<OutgoingRequest>()
             gathered.append(request, bytes: request.byteCount)
             requestBatches[worker] = gathered
+            lastRequestBatch = (worker, gathered)
         }
         return true
     }
@@ -764,6 +771,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         majordomoWorkers[worker] = nil
         // What already failed to leave for it is no longer the core's to take back.
         undeliveredRequests.removeAll { $0.worker == worker }
+        if lastRequestBatch?.worker == worker { lastRequestBatch = nil }
         return requestBatches.removeValue(forKey: worker)?.records.map(\.requestID) ?? []
     }
 
@@ -781,6 +789,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func sendRequestBatch(to worker: WorkerID) {
+        if lastRequestBatch?.worker == worker { lastRequestBatch = nil }
         guard let requests = requestBatches.removeValue(forKey: worker)?.records, !requests.isEmpty else { return }
         // Once a send to it failed in this batch, nothing more goes to it before the core has
         // taken the failed requests back: a later request of a session must not overtake them.

@@ -8,6 +8,10 @@ import HeapModule
 /// A deadline fires at most one granularity late, never early. Finished requests are removed
 /// at once, so the wheel holds only what is live. A request is in at most one bucket: it
 /// remembers which, and where in it.
+///
+/// The wheel owns its buckets; a request points at its bucket without counting the reference
+/// (retaining and releasing the bucket at each insert and remove was most of the wheel's cost),
+/// which is sound because the wheel clears that pointer before it lets a bucket go.
 struct DeadlineWheel {
     /// The requests due in one granularity. A class, so that a request can point at it and
     /// leave it without a dictionary lookup.
@@ -61,7 +65,7 @@ struct DeadlineWheel {
     mutating func insert(_ request: PendingRequest, atOffset deadline: Int64) {
         let time = bucketTime(of: deadline)
         if let current = request.wheelBucket {
-            if current.time == time { return }
+            if current._withUnsafeGuaranteedRef({ $0.time }) == time { return }
             remove(request)
         }
         let bucket: Bucket
@@ -75,23 +79,25 @@ struct DeadlineWheel {
             bucketTimes.insert(time)
         }
         lastBucket = bucket
-        request.wheelBucket = bucket
+        request.wheelBucket = Unmanaged.passUnretained(bucket)
         request.wheelIndex = Int32(bucket.requests.count)
         bucket.requests.append(request)
     }
 
     /// Takes `request` out of its bucket, if it is in one.
     mutating func remove(_ request: PendingRequest) {
-        guard let bucket = request.wheelBucket else { return }
-        let index = Int(request.wheelIndex)
-        let last = bucket.requests.removeLast()
-        if last !== request {
-            bucket.requests[index] = last
-            last.wheelIndex = Int32(index)
-        }
+        guard let unmanaged = request.wheelBucket else { return }
         request.wheelBucket = nil
-        // An emptied bucket gives its storage back; the bucket itself goes when it is due.
-        if bucket.requests.isEmpty { bucket.requests = [] }
+        let index = Int(request.wheelIndex)
+        unmanaged._withUnsafeGuaranteedRef { bucket in
+            let last = bucket.requests.removeLast()
+            if last !== request {
+                bucket.requests[index] = last
+                last.wheelIndex = Int32(index)
+            }
+            // An emptied bucket gives its storage back; the bucket itself goes when it is due.
+            if bucket.requests.isEmpty { bucket.requests = [] }
+        }
     }
 
     /// Takes out every request whose deadline has passed.

@@ -11,5 +11,5 @@ final class LaneQueue {
     /// It held 64 requests at once at some point: not kept as a spare once emptied.
     @exclusivity(unchecked) var isLarge = false
 
-    init(_ first: PendingRequest) { requests = [first] }
+    init() { requests = [] }
 }

@@ -32,7 +32,8 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         let order: UInt64
         /// The deadline, in nanoseconds after ``ClockOffset/epoch``: half an `Instant`.
         let deadlineOffset: Int64
-        var wheelBucket: DeadlineWheel.Bucket?
+        /// Not counted: the wheel owns its buckets, and clears this before it lets one go.
+        var wheelBucket: Unmanaged<DeadlineWheel.Bucket>?
         var placement: Placement = .queued
         var wheelIndex: Int32 = 0
         var deliveryCount: Int32 = 0
@@ -90,10 +91,18 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         _ request: WireRequest, input: ArraySlice<UInt8>? = nil, sender: RequestSender?, order: UInt64,
         deadline: ContinuousClock.Instant, idTag: UInt32? = nil
     ) -> PendingRequest {
+        make(request, input: input, sender: sender, order: order, deadlineOffset: ClockOffset.of(deadline), idTag: idTag)
+    }
+
+    /// ``make(_:input:sender:order:deadline:idTag:)`` with the deadline as a ``ClockOffset``.
+    static func make(
+        _ request: WireRequest, input: ArraySlice<UInt8>? = nil, sender: RequestSender?, order: UInt64,
+        deadlineOffset: Int64, idTag: UInt32? = nil
+    ) -> PendingRequest {
         let input = input ?? request.input[...]
         let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
         let fields = Fields(
-            sender: sender, order: order, deadlineOffset: ClockOffset.of(deadline),
+            sender: sender, order: order, deadlineOffset: deadlineOffset,
             timeoutMilliseconds: request.timeoutMilliseconds,
             idTag: idTag ?? RequestTable.tag(of: request.requestID),
             idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
@@ -287,7 +296,7 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
         set { withFields { $0.deliveryCount = Int32(clamping: newValue) } }
     }
     /// Where its deadline sits in the ``DeadlineWheel``: the wheel's own bookkeeping.
-    var wheelBucket: DeadlineWheel.Bucket? {
+    var wheelBucket: Unmanaged<DeadlineWheel.Bucket>? {
         get { withFields { $0.wheelBucket } }
         set { withFields { $0.wheelBucket = newValue } }
     }
