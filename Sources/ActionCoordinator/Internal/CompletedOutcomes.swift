@@ -69,7 +69,10 @@ struct CompletedOutcomes {
     /// The recent outcome kept for `requestID` and where its request came from, when known;
     /// `idTag` is ``IDTable/tag(of:)`` of the id, when the caller has it already.
     func lookup(_ requestID: String, idTag: UInt32? = nil) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
-        entries[requestID, tag: idTag ?? RequestTable.tag(of: requestID)].map { ($0.outcome, $0.origin) }
+        // Every PERFORM asks; with clients' own ids nothing is kept as recent, and the id's
+        // bytes need not be found then.
+        guard !entries.isEmpty else { return nil }
+        return entries[requestID, tag: idTag ?? RequestTable.tag(of: requestID)].map { ($0.outcome, $0.origin) }
     }
 
     /// The recent outcomes, oldest first.

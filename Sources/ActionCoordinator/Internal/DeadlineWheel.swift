@@ -92,8 +92,9 @@ struct DeadlineWheel {
         unmanaged._withUnsafeGuaranteedRef { bucket in
             let last = bucket.requests.removeLast()
             if last !== request {
-                bucket.requests[index] = last
+                // Its index first: stored into the array, `last` would be retained to set it.
                 last.wheelIndex = Int32(index)
+                bucket.requests[index] = last
             }
             // An emptied bucket gives its storage back; the bucket itself goes when it is due.
             if bucket.requests.isEmpty { bucket.requests = [] }

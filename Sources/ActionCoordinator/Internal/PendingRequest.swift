@@ -101,16 +101,22 @@ final class PendingRequest: ManagedBuffer<PendingRequest.Fields, UInt8>, IDKeyed
     ) -> PendingRequest {
         let input = input ?? request.input[...]
         let contentType = request.contentType == WireRequest.json ? 0 : request.contentType.utf8.count
-        let fields = Fields(
-            sender: sender, order: order, deadlineOffset: deadlineOffset,
-            timeoutMilliseconds: request.timeoutMilliseconds,
-            idTag: idTag ?? RequestTable.tag(of: request.requestID),
-            idCount: UInt16(request.requestID.utf8.count), actionCount: UInt16(request.action.utf8.count),
-            sessionCount: UInt16(request.session.utf8.count), contentTypeCount: UInt16(contentType),
-            inputCount: UInt32(input.count), userInitiated: request.userInitiated
-        )
-        let tail = Int(fields.idCount) + Int(fields.actionCount) + Int(fields.sessionCount) + contentType + input.count
-        let pending = unsafeDowncast(create(minimumCapacity: tail) { _ in fields }, to: PendingRequest.self)
+        let idCount = request.requestID.utf8.count, actionCount = request.action.utf8.count
+        let sessionCount = request.session.utf8.count
+        let tail = idCount + actionCount + sessionCount + contentType + input.count
+        // The fields made inside the closure go straight into the header; made outside, they
+        // were copied in and the local destroyed (a retain and a release of the sender).
+        let made = create(minimumCapacity: tail) { _ in
+            Fields(
+                sender: sender, order: order, deadlineOffset: deadlineOffset,
+                timeoutMilliseconds: request.timeoutMilliseconds,
+                idTag: idTag ?? RequestTable.tag(of: request.requestID),
+                idCount: UInt16(idCount), actionCount: UInt16(actionCount),
+                sessionCount: UInt16(sessionCount), contentTypeCount: UInt16(contentType),
+                inputCount: UInt32(input.count), userInitiated: request.userInitiated
+            )
+        }
+        let pending = unsafeDowncast(made, to: PendingRequest.self)
         pending.withUnsafeMutablePointerToElements { start in
             // A cursor of its own, not a captured local: a closure capturing a mutable local
             // boxes it, and each access to the box is checked for exclusivity at run time.
