@@ -24,7 +24,7 @@ final class ClientDriver: IOLoopDriver {
     private let socket: Socket
     /// The DEALER's monitor: tells when its connection to the coordinator dropped.
     private let connectionEvents: Socket
-    @exclusivity(unchecked) private var pending: [String: PendingCall] = [:]
+    @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
     @exclusivity(unchecked) private var unsent: Deque<PendingCall> = []
     @exclusivity(unchecked) private var outstanding = 0
@@ -48,6 +48,7 @@ final class ClientDriver: IOLoopDriver {
         self.configuration = configuration
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.lastChanceLead = configuration.answerGrace / 6
+        self.pending = PendingCalls(clientID: clientID)
         self.logger = logger
         // The client id is the connection's routing id, so a reconnected client is the same
         // peer to the coordinator and its outcomes still reach it.
@@ -70,7 +71,7 @@ final class ClientDriver: IOLoopDriver {
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         flushAcknowledgements()
         // One at a time, each out of the table before its caller hears of it.
-        while let requestID = pending.keys.first, let call = settle(requestID) {
+        for call in pending.all where settle(call.request.requestID) != nil {
             call.deliver(.failure(.closed))
         }
         for deliver in queries.values { deliver(.failure(.closed)) }
@@ -90,9 +91,8 @@ final class ClientDriver: IOLoopDriver {
     func perform(_ call: PendingCall) {
         let requestID = call.request.requestID
         let wasIdle = pending.isEmpty
-        // Checked and entered with one lookup (hashing the id is most of a lookup's cost).
-        if let inFlight = pending.updateValue(call, forKey: requestID) {
-            pending[requestID] = inFlight
+        // Checked and entered with one lookup.
+        if pending.insert(call, for: requestID) != nil {
             call.deliver(.failure(ActionBusError(code: "duplicateRequest", message: "request \(requestID) is already in flight")))
             return
         }
@@ -270,7 +270,7 @@ final class ClientDriver: IOLoopDriver {
     /// Puts every sent, unanswered request back at the head of the queue, in submission order;
     /// returns how many.
     private func takeBackOutstanding() -> Int {
-        let taken = pending.values.filter(\.isOutstanding).sorted { $0.order < $1.order }
+        let taken = pending.all.filter(\.isOutstanding).sorted { $0.order < $1.order }
         for call in taken { call.isOutstanding = false }
         outstanding = 0
         unsent.insert(contentsOf: taken, at: 0)
@@ -368,7 +368,7 @@ final class ClientDriver: IOLoopDriver {
     /// frees its place in the window.
     @discardableResult
     private func settle(_ requestID: String) -> PendingCall? {
-        guard let call = pending.removeValue(forKey: requestID) else { return nil }
+        guard let call = pending.remove(requestID) else { return nil }
         call.isSettled = true
         if call.isOutstanding { outstanding -= 1 }
         return call
