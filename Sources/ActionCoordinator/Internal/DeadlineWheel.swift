@@ -90,12 +90,16 @@ struct DeadlineWheel {
         request.wheelBucket = nil
         let index = Int(request.wheelIndex)
         unmanaged._withUnsafeGuaranteedRef { bucket in
-            let last = bucket.requests.removeLast()
-            if last !== request {
-                // Its index first: stored into the array, `last` would be retained to set it.
-                last.wheelIndex = Int32(index)
-                bucket.requests[index] = last
+            let lastIndex = bucket.requests.count - 1
+            if index != lastIndex {
+                // Swapped in the buffer, references moved: taking the last out and storing it
+                // in the hole retained and released it.
+                bucket.requests.withUnsafeMutableBufferPointer { requests in
+                    requests.swapAt(index, lastIndex)
+                    requests[index].wheelIndex = Int32(index)
+                }
             }
+            bucket.requests.removeLast()
             // An emptied bucket gives its storage back; the bucket itself goes when it is due.
             if bucket.requests.isEmpty { bucket.requests = [] }
         }
