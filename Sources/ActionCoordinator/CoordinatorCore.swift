@@ -1312,9 +1312,11 @@ public final class CoordinatorCore {
         if pending.hasSession { sessions[pending.session]?.lastUsed = now }
         worker.inFlight.insert(pending)
         freeCredits -= 1
-        // Saturating: a deadline of never less an instant before the clock's epoch.
+        // Saturating, toward the side the deadline is on: a deadline of never less an instant
+        // before the clock's epoch is still never; one centuries past (a journal's date read
+        // back) is past.
         let (remaining, overflow) = pending.deadlineOffset.subtractingReportingOverflow(nowOffset)
-        let timeout = WireRequest.timeoutMilliseconds(nanoseconds: overflow ? .max : remaining)
+        let timeout = WireRequest.timeoutMilliseconds(nanoseconds: overflow ? (pending.deadlineOffset < 0 ? .min : .max) : remaining)
         guard !outbox.send(OutgoingRequest(pending, timeoutMilliseconds: timeout), to: worker.id) else { return }
         worker.inFlight.remove(pending)
         freeCredits += 1

@@ -17,6 +17,27 @@ struct CoordinatorJournalTests {
         h.core.restore(recovery, now: h.at(.zero))
     }
 
+    /// A deadline is held as nanoseconds after the process's clock epoch, saturated: one read back
+    /// from a journal centuries past is the earliest there is, and the time left to send with it
+    /// must stay on that side (the shortest timeout), not wrap round to the longest.
+    @Test func deadlinesBeyondTheClocksRangeAreSentWithTheTimeoutOnTheirSide() {
+        let h = CoordinatorHarness()
+        var recovery = JournalRecovery()
+        recovery.unfinished = [RecoveredRequest(request: h.request("ancient"), deadline: .distantPast, workerDeaths: 0)]
+        h.core.restore(recovery, now: h.at(.zero))
+        h.ready(w1, at: .seconds(1))
+        #expect(h.requests(to: w1).map(\.timeoutMilliseconds) == [1])
+
+        // A timeout past 64-bit nanoseconds (never, in effect) goes as the longest the wire carries.
+        let forever = CoordinatorHarness {
+            $0.defaultTimeout = .seconds(Int64.max / 2)
+            $0.maxTimeout = .seconds(Int64.max / 2)
+        }
+        forever.perform("forever")
+        forever.ready(w1, at: .seconds(1))
+        #expect(forever.requests(to: w1).map(\.timeoutMilliseconds) == [UInt32.max])
+    }
+
     @Test func acceptingAndFinishingAreJournaledWithAWallClockDeadline() throws {
         let h = CoordinatorHarness()
         let before = Date()

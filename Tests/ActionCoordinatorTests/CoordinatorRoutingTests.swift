@@ -39,6 +39,20 @@ struct CoordinatorRoutingTests {
         #expect(sent.last?.timeoutMilliseconds == 3_000)
     }
 
+    /// Past 10 000 entries of requests that left their lanes without dispatch, the lanes are
+    /// swept at once; a request queued after the sweep must land in a lane dispatch still sees
+    /// (the lane enqueued into last is remembered, and must be forgotten with the sweep).
+    @Test func aLaneSweptOfStaleEntriesStillTakesAndDispatchesNewRequests() {
+        let h = CoordinatorHarness()
+        let ids = (0...10_000).map { "stale\($0)" }
+        h.send(.performBatch(ids.map { h.request($0) }))
+        for id in ids { h.send(.cancel(requestID: id)) }
+        #expect(h.core.statistics.queued == 0)
+        h.perform("after")
+        h.ready(w1)
+        #expect(h.requestIDs(to: w1) == ["after"])
+    }
+
     @Test func onlyWorkersServingTheActionGetIt() {
         let h = CoordinatorHarness()
         h.ready(w1, actions: ["Math.fibonacci"])

@@ -42,4 +42,20 @@ struct ActionDeadlineTimerTests {
         timer.cancel(second)
         #expect(timer.scheduledCount == 0)
     }
+
+    /// The source's handler holds the timer's engine strongly (so that nothing holds the timer
+    /// weakly); the timer's deinit cancels the source, which must let go of the engine and of
+    /// every deadline's closure still in it.
+    @Test func aDroppedTimerLetsGoOfItsPendingDeadlines() async {
+        final class Payload: Sendable {}
+        weak var payload: Payload?
+        do {
+            let timer = ActionDeadlineTimer(label: "test.deadlines.dropped")
+            let held = Payload()
+            payload = held
+            _ = timer.schedule(at: .now + .seconds(3_600)) { _ = held }
+        }
+        let released = await waitUntil(timeout: .seconds(10)) { payload == nil }
+        #expect(released, "a dropped timer kept its pending deadline's closure")
+    }
 }

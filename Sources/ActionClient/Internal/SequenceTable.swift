@@ -12,6 +12,8 @@ struct SequenceTable {
     }
 
     private static let minimumCapacity = 64
+    /// The slots a table keeps however empty it gets (16 bytes each, so 256 KiB).
+    private static let keptCapacity = 16_384
     private var slots: [Slot]
     private var mask: Int
     /// 64 less the bits of a slot's index.
@@ -88,8 +90,9 @@ struct SequenceTable {
             return removed
         }
         count -= 1
-        // A burst's slots go back once the table is mostly empty.
-        if slots.count > 4_096, count * 8 < slots.count { resize(to: slots.count / 4) }
+        // A burst's slots go back once the table is mostly empty; up to `keptCapacity` stay, so
+        // a window that swings between a few thousand calls does not shrink and regrow.
+        if slots.count > Self.keptCapacity, count * 8 < slots.count { resize(to: slots.count / 4) }
         return removed
     }
 
