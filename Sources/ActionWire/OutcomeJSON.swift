@@ -52,13 +52,11 @@ public enum OutcomeJSON {
         json.raw(#"","#)
         // The output read in place: a forwarded outcome's lies in its record (`result` would
         // copy it out).
-        if let (contentType, output) = outcome.successOutput {
+        let wroteSuccess = outcome.withSuccessOutput { contentType, output in
             writeSuccess(contentType: contentType, output: output, into: &json)
-        } else {
-            switch outcome.result {
-            case .failure(let code, let message): writeFailure(code: code, message: message, into: &json)
-            case .success(let contentType, let output): writeSuccess(contentType: contentType, output: output[...], into: &json)
-            }
+        } != nil
+        if !wroteSuccess, case .failure(let code, let message) = outcome.result {
+            writeFailure(code: code, message: message, into: &json)
         }
         json.raw(#","worker":""#)
         json.escaped(outcome.worker)
@@ -73,10 +71,10 @@ public enum OutcomeJSON {
     }
 
     /// `"outcome":"success","output":...`: JSON as it is, anything else as a string.
-    private static func writeSuccess(contentType: String, output: ArraySlice<UInt8>, into json: inout some JSONSink) {
+    private static func writeSuccess(contentType: String, output: UnsafeRawBufferPointer, into json: inout some JSONSink) {
         json.raw(#""outcome":"success","output":"#)
         if contentType == WireRequest.json, !output.isEmpty {
-            output.withUnsafeBytes { json.raw($0) }
+            json.raw(output)
         } else {
             // As a String: bytes that are not UTF-8 are repaired, as a JSON string needs.
             json.raw(#"""#)

@@ -127,8 +127,7 @@ struct PackedRecordWriter: WireFrameWriter {
 
     /// Appends the fields of `outcome`: its record's bytes as they are when it has one.
     mutating func appendFields(of outcome: WireOutcome) {
-        if let record = outcome.record {
-            bytes.append(contentsOf: record)
+        if outcome.withRecord({ bytes.append(contentsOf: $0) }) != nil {
             fieldCount += WireOutcome.frameCount
         } else {
             outcome.encode(into: &self)

@@ -23,62 +23,61 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// The request this outcome answers.
     public var requestID: String {
-        get { storage.fields.requestID }
+        get { storage.header.requestID }
         set { change { $0.requestID = newValue } }
     }
     /// The full action name.
     public var action: String {
-        get { storage.fields.action }
+        get { storage.header.action }
         set { change { $0.action = newValue } }
     }
     /// The session the action ran in.
     public var session: String {
-        get { storage.fields.session }
+        get { storage.header.session }
         set { change { $0.session = newValue } }
     }
     /// The name of the worker that ran it; empty when the coordinator answered itself.
     public var worker: String {
-        get { storage.fields.worker }
+        get { storage.header.worker }
         set { change { $0.worker = newValue } }
     }
     /// Whether this outcome closes the feature's action stack.
     public var closeActionStack: Bool {
-        get { storage.fields.closeActionStack }
+        get { storage.header.closeActionStack }
         set { change { $0.closeActionStack = newValue } }
     }
     /// Whether an action performed this one on its worker (Flint's nested perform) rather than a
     /// client requesting it: it answers no request and returns no credit; its id is the
     /// worker's own (`<worker id>/<n>`). The coordinator records it in its stacks and publishes it.
     public var nested: Bool {
-        get { storage.fields.nested }
+        get { storage.header.nested }
         set { change { $0.nested = newValue } }
     }
     /// Whether the session it ran in counts its actions as user-initiated (Flint's
     /// `userInitiatedActions`); false for a background session's.
     public var userInitiated: Bool {
-        get { storage.fields.userInitiated }
+        get { storage.header.userInitiated }
         set { change { $0.userInitiated = newValue } }
     }
     /// Success or failure.
     public var result: Result {
         get {
-            guard let (contentType, output) = forwardedOutput else { return storage.fields.storedResult }
-            return .success(contentType: contentType, output: Array(output))
+            guard let (contentType, range) = forwardedOutput else { return storage.header.storedResult }
+            return .success(contentType: contentType, output: withRecord { Array($0[range]) } ?? [])
         }
         set {
-            change {
-                $0.record = nil
-                $0.outputRange = nil
-                $0.storedResult = newValue
-            }
+            change { $0.storedResult = newValue }
         }
     }
 
     /// Every field in one box, copied on write: an outcome is copied at each step of its way
     /// through the coordinator (the kept outcome, the reply, its gathering, the stream), and a
     /// copy of the fields themselves retained each of its strings and arrays (a tenth of the
-    /// coordinator's CPU); a copy of the box is one retain.
-    private var storage: Storage
+    /// coordinator's CPU); a copy of the box is one retain. A forwarded outcome's record lies in
+    /// the same block, after the fields: one allocation where an array of its own was two.
+    /// Unchecked: a `ManagedBuffer` is not `Sendable`; the box is written only through
+    /// `change`, in a box of the outcome's own, so one that two outcomes share is never written.
+    private nonisolated(unsafe) var storage: Storage
 
     private struct Fields {
         var requestID: String
@@ -90,58 +89,74 @@ public struct WireOutcome: Sendable, Hashable {
         var userInitiated: Bool
         /// The result; a forwarded success's output is empty here, since it lies in ``record``.
         var storedResult: Result
-        /// The packed record the outcome was read from (``unpackForwarding(_:command:limits:)``),
-        /// while nothing in it has changed: the coordinator sends, journals and publishes these
-        /// bytes as they came, not the fields encoded again. A change drops it.
-        var record: [UInt8]? = nil
-        /// Where a forwarded success's output lies in ``record``.
+        /// How many bytes of the packed record the outcome was read from
+        /// (``unpackForwarding(_:command:limits:)``) follow the fields in the box, while nothing
+        /// in it has changed: the coordinator sends, journals and publishes these bytes as they
+        /// came, not the fields encoded again. A change drops the record.
+        var recordCount: Int? = nil
+        /// Where a forwarded success's output lies in the record.
         var outputRange: Range<Int>? = nil
     }
 
-    private final class Storage: @unchecked Sendable {
-        // Unchecked: changed only through `change`, after `makeStorageUnique()`, so a box
-        // that two outcomes share is never written.
-        var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
+    /// The fields (header) and a forwarded outcome's record (elements).
+    private final class Storage: ManagedBuffer<Fields, UInt8> {
+        /// A box of `fields`, with `record`'s bytes after them when given.
+        static func make(_ fields: Fields, record: UnsafeRawBufferPointer? = nil) -> Storage {
+            let made = create(minimumCapacity: record?.count ?? 0) { _ in fields }
+            if let record, let base = record.baseAddress {
+                made.withUnsafeMutablePointerToElements { $0.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: record.count) }
+            }
+            // `create` is declared on ManagedBuffer; the instance is of the subclass.
+            return unsafeDowncast(made, to: Storage.self)
         }
     }
 
-    /// The packed record the outcome was read from, while nothing in it has changed.
-    var record: [UInt8]? { storage.fields.record }
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// A copy of the packed record the outcome was read from, while nothing in it has changed
+    /// (``withRecord(_:)`` reads it in place).
+    var record: [UInt8]? { withRecord { Array($0) } }
+
+    /// Calls `body` with the packed record the outcome was read from, while nothing in it has
+    /// changed; `nil` when it has none.
+    func withRecord<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard let count = storage.header.recordCount else { return nil }
+        return try storage.withUnsafeMutablePointerToElements { try body(UnsafeRawBufferPointer(start: $0, count: count)) }
+    }
 
     /// Creates an outcome.
     public init(
         requestID: String, action: String, session: String, worker: String, closeActionStack: Bool,
         nested: Bool = false, userInitiated: Bool = true, result: Result
     ) {
-        storage = Storage(Fields(
+        storage = Storage.make(Fields(
             requestID: requestID, action: action, session: session, worker: worker, closeActionStack: closeActionStack,
             nested: nested, userInitiated: userInitiated, storedResult: result
         ))
     }
 
-    private mutating func makeStorageUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-    }
-
     /// Changes fields in a box of this outcome's own: the record it was read from no longer says
-    /// what it says, so a forwarded output is copied out of it first and the record dropped.
+    /// what it says, so a forwarded output is copied out of it first, into a box without it.
     private mutating func change(_ body: (inout Fields) -> Void) {
-        makeStorageUnique()
-        body(&storage.fields)
-        guard storage.fields.record != nil else { return }
-        storage.fields.storedResult = result
-        storage.fields.record = nil
-        storage.fields.outputRange = nil
+        if storage.header.recordCount != nil {
+            var fields = storage.header
+            fields.storedResult = result
+            fields.recordCount = nil
+            fields.outputRange = nil
+            storage = Storage.make(fields)
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage.make(storage.header)
+        }
+        body(&storage.header)
     }
 
-    /// A forwarded success's content type and output, read from its record.
-    private var forwardedOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        guard let record = storage.fields.record, let outputRange = storage.fields.outputRange,
-              case .success(let contentType, _) = storage.fields.storedResult else { return nil }
-        return (contentType, record[outputRange])
+    /// A forwarded success's content type and where its output lies in its record.
+    private var forwardedOutput: (contentType: String, range: Range<Int>)? {
+        guard storage.header.recordCount != nil, let outputRange = storage.header.outputRange,
+              case .success(let contentType, _) = storage.header.storedResult else { return nil }
+        return (contentType, outputRange)
     }
 
     public static func == (lhs: WireOutcome, rhs: WireOutcome) -> Bool {
@@ -174,24 +189,34 @@ public struct WireOutcome: Sendable, Hashable {
         failureCode == nil
     }
 
-    /// A success's content type and output, the output read in place (a forwarded outcome's
-    /// is not copied out of its record); `nil` for a failure.
+    /// A success's content type and output; `nil` for a failure. A forwarded outcome's output
+    /// is copied out of its record: ``withSuccessOutput(_:)`` reads it in place.
     public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        if let forwardedOutput { return forwardedOutput }
-        guard case .success(let contentType, let output) = storage.fields.storedResult else { return nil }
+        if let (contentType, range) = forwardedOutput { return (contentType, (withRecord { Array($0[range]) } ?? [])[...]) }
+        guard case .success(let contentType, let output) = storage.header.storedResult else { return nil }
         return (contentType, output[...])
+    }
+
+    /// Calls `body` with a success's content type and output, read in place (a forwarded
+    /// outcome's in its record); `nil`, without calling it, for a failure.
+    public func withSuccessOutput<R>(_ body: (_ contentType: String, _ output: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        if let (contentType, range) = forwardedOutput {
+            return try withRecord { try body(contentType, UnsafeRawBufferPointer(rebasing: $0[range])) }
+        }
+        guard case .success(let contentType, let output) = storage.header.storedResult else { return nil }
+        return try output.withUnsafeBytes { try body(contentType, $0) }
     }
 
     /// The error code of a failure; `nil` for a success.
     public var failureCode: String? {
-        guard case .failure(let code, _) = storage.fields.storedResult else { return nil }
+        guard case .failure(let code, _) = storage.header.storedResult else { return nil }
         return code
     }
 
     /// About how many bytes the outcome takes on the wire (its variable fields).
     public var byteCount: Int {
-        if let record = storage.fields.record { return record.count }
-        return Self.byteCount(requestID: requestID, action: action, session: session, worker: worker, result: storage.fields.storedResult)
+        if let recordCount = storage.header.recordCount { return recordCount }
+        return Self.byteCount(requestID: requestID, action: action, session: session, worker: worker, result: storage.header.storedResult)
     }
 
     /// ``byteCount`` of an outcome made of these values.
@@ -261,14 +286,16 @@ public struct WireOutcome: Sendable, Hashable {
 
     init<Frames>(reading reader: inout FrameReader<Frames>) throws(WireError) {
         var names = RepeatedNames()
-        self = try Self.read(&reader, copyingOutput: true, names: &names).outcome
+        self = try Self.read(&reader, forwarding: nil, names: &names)
     }
 
-    /// Reads the fields; unless `copyingOutput`, a success's output is left in the frames (the
-    /// result's output is empty) and returned beside them.
+    /// Reads the fields. `forwarding` is the packed record `reader` reads, when the outcome is
+    /// to keep it (``unpackForwarding(_:command:limits:names:)``): its bytes go into the
+    /// outcome's box, and a success's output is read from them there (the result's own output
+    /// is empty).
     private static func read<Frames>(
-        _ reader: inout FrameReader<Frames>, copyingOutput: Bool, names: inout RepeatedNames
-    ) throws(WireError) -> (outcome: WireOutcome, output: ArraySlice<UInt8>?) {
+        _ reader: inout FrameReader<Frames>, forwarding record: ArraySlice<UInt8>?, names: inout RepeatedNames
+    ) throws(WireError) -> WireOutcome {
         let requestID = try reader.name("request id")
         let action = try reader.name("action", remembering: &names.action)
         let session = try reader.name("session", allowEmpty: true, remembering: &names.session)
@@ -278,30 +305,33 @@ public struct WireOutcome: Sendable, Hashable {
         guard flags & ~Self.knownFlags == 0 else {
             throw WireError(.invalidField, "status flags 0x\(String(flags, radix: 16)) has unknown bits")
         }
-        let result: Result, output: ArraySlice<UInt8>?
+        let result: Result, outputRange: Range<Int>?
         switch kind {
         case 0:
             let contentType = try reader.contentType()
             let body = try reader.body("output")
-            if copyingOutput {
-                result = .success(contentType: contentType, output: Array(body))
-                output = nil
-            } else {
+            if let record {
                 result = .success(contentType: contentType, output: [])
-                output = body
+                outputRange = (body.startIndex - record.startIndex)..<(body.endIndex - record.startIndex)
+            } else {
+                result = .success(contentType: contentType, output: Array(body))
+                outputRange = nil
             }
         case 1:
             let code = try reader.name("error code")
             result = .failure(code: code, message: try reader.text("error message"))
-            output = nil
+            outputRange = nil
         default:
             throw WireError(.invalidField, "status \(kind) is neither success (0) nor failure (1)")
         }
-        let outcome = WireOutcome(
+        var fields = Fields(
             requestID: requestID, action: action, session: session, worker: worker,
-            closeActionStack: flags & 1 != 0, nested: flags & 2 != 0, userInitiated: flags & 4 == 0, result: result
+            closeActionStack: flags & 1 != 0, nested: flags & 2 != 0, userInitiated: flags & 4 == 0, storedResult: result
         )
-        return (outcome, output)
+        guard let record else { return WireOutcome(storage: Storage.make(fields)) }
+        fields.recordCount = record.count
+        fields.outputRange = outputRange
+        return WireOutcome(storage: record.withUnsafeBytes { Storage.make(fields, record: $0) })
     }
 
     /// Decodes a packed outcome record that is to be sent on (a worker's RESULT, which the
@@ -321,7 +351,7 @@ public struct WireOutcome: Sendable, Hashable {
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
     ) throws(WireError) -> WireOutcome {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
-            try read(&reader, copyingOutput: true, names: &names).outcome
+            try read(&reader, forwarding: nil, names: &names)
         }
     }
 
@@ -331,12 +361,8 @@ public struct WireOutcome: Sendable, Hashable {
     public static func unpackForwarding(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
     ) throws(WireError) -> WireOutcome {
-        let (outcome, output) = try PackedRecord.read(frame, command: command, limits: limits) {
-            (reader) throws(WireError) in try read(&reader, copyingOutput: false, names: &names)
+        try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
+            try read(&reader, forwarding: frame, names: &names)
         }
-        // The outcome was just made: its box is its own.
-        outcome.storage.fields.record = Array(frame)
-        outcome.storage.fields.outputRange = output.map { ($0.startIndex - frame.startIndex)..<($0.endIndex - frame.startIndex) }
-        return outcome
     }
 }
