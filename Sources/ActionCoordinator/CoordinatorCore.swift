@@ -592,10 +592,9 @@ public final class CoordinatorCore {
             return false
         }
         let timeout = timeoutNanoseconds(asked: request.timeoutMilliseconds)
-        let (deadline, overflow) = nowOffset.addingReportingOverflow(timeout)
         nextOrder += 1
         let pending = PendingRequest.make(
-            request, input: input, sender: sender, order: nextOrder, deadlineOffset: overflow ? .max : deadline, idTag: idTag
+            request, input: input, sender: sender, order: nextOrder, deadlineOffset: nowOffset.addingSaturating(timeout), idTag: idTag
         )
         requests.insert(pending)
         share.unfinished += 1
@@ -1312,11 +1311,7 @@ public final class CoordinatorCore {
         if pending.hasSession { sessions[pending.session]?.lastUsed = now }
         worker.inFlight.insert(pending)
         freeCredits -= 1
-        // Saturating, toward the side the deadline is on: a deadline of never less an instant
-        // before the clock's epoch is still never; one centuries past (a journal's date read
-        // back) is past.
-        let (remaining, overflow) = pending.deadlineOffset.subtractingReportingOverflow(nowOffset)
-        let timeout = WireRequest.timeoutMilliseconds(nanoseconds: overflow ? (pending.deadlineOffset < 0 ? .min : .max) : remaining)
+        let timeout = WireRequest.timeoutMilliseconds(nanoseconds: pending.deadlineOffset.subtractingSaturating(nowOffset))
         guard !outbox.send(OutgoingRequest(pending, timeoutMilliseconds: timeout), to: worker.id) else { return }
         worker.inFlight.remove(pending)
         freeCredits += 1
@@ -1399,8 +1394,7 @@ public final class CoordinatorCore {
         }
         pending.owedOutcome = outcome
         completed.owe(size)
-        let (owedUntil, overflow) = pending.deadlineOffset.addingReportingOverflow(owedOutcomeGraceNanoseconds)
-        owedDeadlines.insert(pending, atOffset: overflow ? .max : owedUntil)
+        owedDeadlines.insert(pending, atOffset: pending.deadlineOffset.addingSaturating(owedOutcomeGraceNanoseconds))
     }
 
     /// What an owed outcome holds in memory, for the byte budget: the outcome and the request it
@@ -1419,7 +1413,7 @@ public final class CoordinatorCore {
 
     /// When `pending` was accepted: its deadline less the timeout it was given.
     private func acceptedAt(of pending: PendingRequest) -> ContinuousClock.Instant {
-        ClockOffset.instant(pending.deadlineOffset &- timeoutNanoseconds(asked: pending.timeoutMilliseconds))
+        ClockOffset.instant(pending.deadlineOffset.subtractingSaturating(timeoutNanoseconds(asked: pending.timeoutMilliseconds)))
     }
 
     /// The timeout a request gets, in nanoseconds: what it asked for (0 asks for the default),

@@ -50,6 +50,17 @@ struct DeadlineWheelTests {
         #expect(request.wheelBucket == nil)
     }
 
+    @Test("saturating sums and differences stay on the side they overflowed to")
+    func saturatingArithmeticStaysOnItsSide() {
+        #expect(Int64.max.addingSaturating(1) == .max)
+        #expect(Int64.min.addingSaturating(-1) == .min)
+        #expect(Int64(5).addingSaturating(-7) == -2)
+        #expect(Int64.max.subtractingSaturating(-1) == .max)
+        #expect(Int64.min.subtractingSaturating(1) == .min)
+        #expect(Int64(-5).subtractingSaturating(.max) == .min)
+        #expect(Int64(5).subtractingSaturating(7) == -2)
+    }
+
     @Test("requests moved, removed and inserted again, in buckets used one after another, each come due once, on time")
     func movesAndRemovalsAgainstAModel() {
         let origin = ContinuousClock.now

@@ -45,8 +45,7 @@ struct DeadlineWheel {
     private func bucketTime(of deadline: Int64) -> Int64 {
         // Saturating: a deadline of `.max` (never) must not wrap round into the past when the
         // origin is before the epoch.
-        let (difference, overflow) = deadline.subtractingReportingOverflow(origin)
-        let elapsed = overflow ? (deadline < 0 ? .min : .max) : difference
+        let elapsed = deadline.subtractingSaturating(origin)
         let (quotient, remainder) = elapsed.quotientAndRemainder(dividingBy: granularityNanoseconds)
         return remainder > 0 ? quotient + 1 : quotient
     }
