@@ -611,7 +611,12 @@ public final class CoordinatorCore {
         // made again from the pending request's bytes.
         enqueue(pending, lane: Lane(request), atHead: false)
         counters.accepted += 1
-        outbox.journal(.accepted(Self.request(request, withInput: input), deadline: Date().addingTimeInterval(Double(timeout) / 1e9)))
+        // Its bytes as it is held: one copy, where a `WireRequest` with its input copied and
+        // its fields packed again on the journal's thread cost a journaling coordinator 7 %.
+        outbox.journal(.acceptedPacked(
+            pending.packed(timeoutMilliseconds: pending.timeoutMilliseconds),
+            deadline: Date().addingTimeInterval(Double(timeout) / 1e9)
+        ))
         if dispatching { dispatch(now: now) }
         return true
     }
@@ -655,14 +660,6 @@ public final class CoordinatorCore {
         if request.session != original.session { return "session '\(original.session)'" }
         if let digest = original.input, digest != InputDigest.of(input) { return "another input" }
         return nil
-    }
-
-    /// `request` with `input` as its own (for the journal, which keeps the whole request).
-    private static func request(_ request: WireRequest, withInput input: ArraySlice<UInt8>) -> WireRequest {
-        guard request.input.isEmpty, !input.isEmpty else { return request }
-        var whole = request
-        whole.input = Array(input)
-        return whole
     }
 
     private func refuseConflict(_ request: WireRequest, from client: ClientAddress, _ difference: String) {

@@ -24,6 +24,9 @@ extension JournalRecord {
             case .accepted(let request, let deadline):
                 writer.appendPacked { request.appendPacked(to: &$0) }
                 Self.appendDeadline(deadline, to: &writer)
+            case .acceptedPacked(let packed, let deadline):
+                writer.appendFrames(packed.record, count: packed.fieldCount)
+                Self.appendDeadline(deadline, to: &writer)
             case .finished(let outcome):
                 writer.appendPacked { outcome.appendPacked(to: &$0) }
             case .workerDied(let requestID):
@@ -73,7 +76,7 @@ extension JournalRecord {
 
     private var kind: UInt8 {
         switch self {
-        case .accepted: UInt8(ascii: "A")
+        case .accepted, .acceptedPacked: UInt8(ascii: "A")
         case .finished: UInt8(ascii: "F")
         case .workerDied: UInt8(ascii: "D")
         case .featureSwitches: UInt8(ascii: "S")

@@ -5,6 +5,11 @@ import Foundation
 public enum JournalRecord: Sendable, Hashable {
     /// The coordinator accepted a request; `deadline` is wall-clock time, so it survives a restart.
     case accepted(WireRequest, deadline: Date)
+    /// The same record as `.accepted` of the request `PackedRequest` packs, written from its
+    /// packed bytes as they are: how the coordinator journals an acceptance, from the bytes it
+    /// holds the request as (no `WireRequest` made of them, no field packed again on the
+    /// journal's thread). Reading the journal gives `.accepted`.
+    case acceptedPacked(PackedRequest, deadline: Date)
     /// The coordinator answered an accepted request with this outcome.
     case finished(WireOutcome)
     /// A worker died holding the request (it counts toward `maxDeliveries` after a restart too).
@@ -12,4 +17,14 @@ public enum JournalRecord: Sendable, Hashable {
     /// The fleet-wide feature switches after an operator changed them: the whole set (the last
     /// such record is the one that holds).
     case featureSwitches([String: FeatureSwitch])
+
+    /// The accepted request and its deadline, of either form of an acceptance; `nil` for any
+    /// other record (or a packed one whose bytes do not decode, which the coordinator never makes).
+    public var acceptance: (request: WireRequest, deadline: Date)? {
+        switch self {
+        case .accepted(let request, let deadline): (request, deadline)
+        case .acceptedPacked(let packed, let deadline): packed.request.map { ($0, deadline) }
+        case .finished, .workerDied, .featureSwitches: nil
+        }
+    }
 }

@@ -205,7 +205,9 @@ public final class RequestJournal {
             case .record(let record, let next):
                 recovery.records += 1
                 switch record {
-                case .accepted(let request, let deadline):
+                case .accepted, .acceptedPacked:
+                    // Read records are `.accepted`; `acceptance` reads either form.
+                    guard let (request, deadline) = record.acceptance else { break }
                     unfinishedIndex[request.requestID] = unfinished.count
                     unfinished.append(RecoveredRequest(request: request, deadline: deadline))
                 case .finished(let outcome):

@@ -44,10 +44,7 @@ struct CoordinatorBatchTests {
         #expect(h.acceptedIDs == ["i1", "i2", "i3"])
         #expect(h.requests(to: w1).map(\.input) == requests.map(\.input))
         // The journal keeps the whole request, input and all.
-        let journaled = h.outbox.journaled.compactMap { record -> WireRequest? in
-            if case .accepted(let request, _) = record { return request }
-            return nil
-        }
+        let journaled = h.outbox.journaled.compactMap { $0.acceptance?.request }
         #expect(journaled == requests)
         // A resend with the same input is the same request; with another, a conflict.
         try performLeavingInputs([requests[0]], to: h)

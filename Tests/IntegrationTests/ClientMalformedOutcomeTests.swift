@@ -34,10 +34,16 @@ struct ClientMalformedOutcomeTests {
     }
 
     /// Two performs, answered by playing the coordinator: their outcomes, and the requests it read.
+    ///
+    /// The performs are handed to the client before the test blocks on the coordinator's socket:
+    /// two `async let` performs waited for a cooperative thread to start, and with parallel tests
+    /// blocking the others the receive timed out before either was submitted.
     private func exchange(client: ActionClient, coordinator: Socket) async throws -> ([WireOutcome], [WireRequest]) {
         let input = Array(#"{"text":"x"}"#.utf8)
-        async let first = client.perform(action: "Echo.say", input: input, timeout: .seconds(20))
-        async let second = client.perform(action: "Echo.say", input: input, timeout: .seconds(20))
+        let (answers, answered) = AsyncStream.makeStream(of: Result<WireOutcome, ActionBusError>.self)
+        for _ in 0..<2 {
+            client.perform(action: "Echo.say", input: input, timeout: .seconds(20)) { answered.yield($0) }
+        }
 
         // Play the coordinator: read PERFORMs (and whatever else comes) until both requests are in.
         var routingID: [UInt8] = []
@@ -62,6 +68,11 @@ struct ClientMalformedOutcomeTests {
         reply.appendRecord(outcome(requests[1]))
         try coordinator.send(Multipart(reply.frames))
 
-        return (try await [first, second], requests)
+        var outcomes: [WireOutcome] = []
+        for await answer in answers {
+            outcomes.append(try answer.get())
+            if outcomes.count == 2 { break }
+        }
+        return (outcomes, requests)
     }
 }

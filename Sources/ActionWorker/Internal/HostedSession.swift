@@ -3,14 +3,17 @@ import ActionCore
 /// An ActionSession the worker hosts for one session name, with what keeps it alive.
 ///
 /// A class: it is changed on every request, in place, rather than through the dictionary's
-/// `modify` accessor (whose coroutine frames can be heap-allocated).
+/// `modify` accessor (whose coroutine frames can be heap-allocated). Its fields are only ever
+/// touched on the worker's I/O thread, so they go without the runtime's exclusivity checks
+/// (each access to a class's stored property checked and recorded at run time, a worker's
+/// most frequent such access after its own state's).
 final class HostedSession {
     let session: ActionSession
-    var running = 0
-    var lastUsed: ContinuousClock.Instant
+    @exclusivity(unchecked) var running = 0
+    @exclusivity(unchecked) var lastUsed: ContinuousClock.Instant
     /// Its queue holds its work until the message being started is done (the worker's
     /// `startingBatch`): set and cleared on the worker's I/O thread.
-    var isHoldingScheduling = false
+    @exclusivity(unchecked) var isHoldingScheduling = false
 
     init(session: ActionSession, lastUsed: ContinuousClock.Instant) {
         self.session = session
