@@ -73,42 +73,4 @@ struct ClientTimerLanesTests {
         #expect(lanes.count == kept.count)
         #expect(Self.due(&lanes, at: .seconds(60)) == kept.map { "t\($0)" })
     }
-
-    /// `count` calls of one timeout, each answered once ten newer ones joined it (in the order
-    /// they were made) except `unanswered`; returns the lanes and the timers.
-    static func answeredInOrder(_ count: Int, except unanswered: Int? = nil) -> (ClientTimerLanes, [ClientTimer]) {
-        var lanes = ClientTimerLanes()
-        var timers: [ClientTimer] = []
-        for index in 0..<count {
-            let timer = Self.timer("t\(index)", timeout: .seconds(30), at: .milliseconds(30_000 + index))
-            timers.append(timer)
-            lanes.insert(timer)
-            if index >= 10, index - 10 != unanswered { timers[index - 10].call.isSettled = true }
-        }
-        return (lanes, timers)
-    }
-
-    /// The ids of the timers still due whose calls are unanswered, in order.
-    static func unansweredDue(_ lanes: inout ClientTimerLanes, _ timers: [ClientTimer]) -> [String] {
-        Self.due(&lanes, at: .seconds(60)).filter { !timers[Int($0.dropFirst())!].call.isSettled }
-    }
-
-    @Test("a lane drops its answered calls' timers from its front as timers join it, and keeps the rest")
-    func answeredTimersLeaveFromTheFront() {
-        let (filled, timers) = Self.answeredInOrder(1_000)
-        var lanes = filled
-        // Only the newest are held: without the front's answered timers dropped, all 1 000
-        // would be, until a sweep.
-        #expect(lanes.count <= 11)
-        #expect(Self.unansweredDue(&lanes, timers) == (990..<1_000).map { "t\($0)" })
-    }
-
-    @Test("an unanswered call at a lane's front keeps its timer and every timer behind it")
-    func anUnansweredFrontHoldsTheLane() {
-        let (filled, timers) = Self.answeredInOrder(100, except: 5)
-        var lanes = filled
-        // t0 to t4 left from the front; t5 was never answered, so it and what follows stay.
-        #expect(lanes.count == 95)
-        #expect(Self.unansweredDue(&lanes, timers) == ["t5"] + (90..<100).map { "t\($0)" })
-    }
 }
