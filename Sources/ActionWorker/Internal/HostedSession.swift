@@ -3,10 +3,9 @@ import ActionCore
 /// An ActionSession the worker hosts for one session name, with what keeps it alive.
 ///
 /// A class: it is changed on every request, in place, rather than through the dictionary's
-/// `modify` accessor (whose coroutine frames can be heap-allocated). Its fields are only ever
-/// touched on the worker's I/O thread, so they go without the runtime's exclusivity checks
-/// (each access to a class's stored property checked and recorded at run time, a worker's
-/// most frequent such access after its own state's).
+/// `modify` accessor (whose coroutine frames can be heap-allocated). Only the worker's I/O
+/// thread touches its fields, so they skip the runtime's exclusivity check, which every access
+/// to a class's stored property otherwise makes (several a request).
 final class HostedSession {
     let session: ActionSession
     @exclusivity(unchecked) var running = 0
