@@ -210,7 +210,7 @@ public final class CoordinatorCore {
         forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
             snapshot.append(record)
         } accepted: { pending, deadline in
-            snapshot.appendAccepted(pending.packed(timeoutMilliseconds: pending.timeoutMilliseconds), deadline: deadline)
+            snapshot.append(pending.acceptance(deadline: deadline))
         }
         return snapshot
     }
@@ -613,10 +613,7 @@ public final class CoordinatorCore {
         counters.accepted += 1
         // Its bytes as it is held: one copy, where a `WireRequest` with its input copied and
         // its fields packed again on the journal's thread cost a journaling coordinator 7 %.
-        outbox.journal(.acceptedPacked(
-            pending.packed(timeoutMilliseconds: pending.timeoutMilliseconds),
-            deadline: Date().addingTimeInterval(Double(timeout) / 1e9)
-        ))
+        outbox.journal(pending.acceptance(deadline: Date().addingTimeInterval(Double(timeout) / 1e9)))
         if dispatching { dispatch(now: now) }
         return true
     }

@@ -24,6 +24,7 @@ extension JournalRecord {
             case .accepted(let request, let deadline):
                 writer.appendPacked { request.appendPacked(to: &$0) }
                 Self.appendDeadline(deadline, to: &writer)
+            // The request's wire fields, already written as `length (u32) · bytes` frames.
             case .acceptedPacked(let packed, let deadline):
                 writer.appendFrames(packed.record, count: packed.fieldCount)
                 Self.appendDeadline(deadline, to: &writer)
@@ -34,16 +35,6 @@ extension JournalRecord {
             case .featureSwitches(let switches):
                 FeatureSwitch.encode(switches, into: &writer)
             }
-        }
-    }
-
-    /// Appends an `A` record whose request fields are already written as frames: `packedFields`
-    /// holds the request's `fieldCount` wire fields, each a u32 length and its bytes (ActionWire's
-    /// packed record, which is how the journal writes them too).
-    static func appendAccepted(packedFields: [UInt8], fieldCount: Int, deadline: Date, to buffer: inout [UInt8]) {
-        appendRecord(kind: UInt8(ascii: "A"), to: &buffer) { writer in
-            writer.appendFrames(packedFields, count: fieldCount)
-            appendDeadline(deadline, to: &writer)
         }
     }
 

@@ -2,8 +2,9 @@ import ActionWire
 import Foundation
 
 /// What a compacted journal holds, already written as the journal's records: built by the
-/// coordinator's loop without a ``JournalRecord`` (and so a `WireRequest`) per unfinished
-/// request, and written as it is by ``RequestJournal/compact(_:)-(JournalSnapshot)``.
+/// coordinator's loop without a `WireRequest` per unfinished request (each acceptance written
+/// from the bytes the request is held as, `.acceptedPacked`), and written as it is by
+/// ``RequestJournal/compact(_:)-(JournalSnapshot)``.
 ///
 /// A million queued requests make one buffer of about a hundred megabytes; freed once written,
 /// it goes back to the system whole, where a million small records would leave the heap
@@ -18,11 +19,5 @@ public struct JournalSnapshot: Sendable {
     /// Appends `record`.
     public mutating func append(_ record: JournalRecord) {
         record.append(to: &bytes)
-    }
-
-    /// Appends the acceptance of a request given as its packed record (``PackedRequest``): the
-    /// same bytes as `.accepted(request, deadline:)` of the request it packs.
-    public mutating func appendAccepted(_ request: PackedRequest, deadline: Date) {
-        JournalRecord.appendAccepted(packedFields: request.record, fieldCount: request.fieldCount, deadline: deadline, to: &bytes)
     }
 }

@@ -62,8 +62,8 @@ public struct WireOutcome: Sendable, Hashable {
     /// Success or failure.
     public var result: Result {
         get {
-            guard let (contentType, range) = forwardedOutput else { return fields { $0.pointee.storedResult } }
-            return .success(contentType: contentType, output: withRecord { Array($0[range]) } ?? [])
+            guard let (contentType, output) = copiedForwardedOutput else { return fields { $0.pointee.storedResult } }
+            return .success(contentType: contentType, output: output)
         }
         set {
             change { $0.storedResult = newValue }
@@ -167,6 +167,12 @@ public struct WireOutcome: Sendable, Hashable {
         return (contentType, outputRange)
     }
 
+    /// A forwarded success's content type and output, copied out of its record.
+    private var copiedForwardedOutput: (contentType: String, output: [UInt8])? {
+        guard let (contentType, range) = forwardedOutput else { return nil }
+        return (contentType, withRecord { Array($0[range]) } ?? [])
+    }
+
     public static func == (lhs: WireOutcome, rhs: WireOutcome) -> Bool {
         lhs.requestID == rhs.requestID && lhs.action == rhs.action && lhs.session == rhs.session
             && lhs.worker == rhs.worker && lhs.closeActionStack == rhs.closeActionStack && lhs.nested == rhs.nested
@@ -200,7 +206,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// A success's content type and output; `nil` for a failure. A forwarded outcome's output
     /// is copied out of its record: ``withSuccessOutput(_:)`` reads it in place.
     public var successOutput: (contentType: String, output: ArraySlice<UInt8>)? {
-        if let (contentType, range) = forwardedOutput { return (contentType, (withRecord { Array($0[range]) } ?? [])[...]) }
+        if let (contentType, output) = copiedForwardedOutput { return (contentType, output[...]) }
         guard case .success(let contentType, let output) = fields({ $0.pointee.storedResult }) else { return nil }
         return (contentType, output[...])
     }
