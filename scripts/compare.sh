@@ -29,9 +29,9 @@ while [ $# -gt 0 ]; do
 done
 
 if $quick; then
-    requests=20000; window=1000; single=2000; burst=20000; rounds=1
+    requests=20000; window=1000; single=2000; single_rounds=1; burst=20000; rounds=1
 else
-    requests=300000; window=1000; single=20000; burst=1000000; rounds=3
+    requests=300000; window=1000; single=5000; single_rounds=9; burst=1000000; rounds=3
 fi
 
 scripts/setup.sh >/dev/null
@@ -124,7 +124,8 @@ bus_run() {  # count window [bench options...] -> JSON line
         --warmup 2000 --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
     local client_seconds
     client_seconds=$(cat "$work/bench.time")
-    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$count") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$count") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs" >"$work/cpu"
+    # The warm-up's requests ran inside the measured span, so they count in every divisor.
+    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$((count + 2000))") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$((count + 2000))") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs" >"$work/cpu"
     echo "$line"
 }
 
@@ -198,17 +199,38 @@ mdp_line=$("$relay" mdp-client "tcp://127.0.0.1:$bus_clients" "$requests" "$wind
 mdp_t=$(json_field "$mdp_line" throughput)
 add "| $window in flight, Majordomo client | $relay_t/s | $mdp_t/s | $(ratio "$mdp_t" "$relay_t") | $relay_cpu_main | coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$requests") µs |"
 
-# One in flight, interleaved with the relay, medians of the rounds.
-relay_p50s=(); bus_p50s=(); direct_p50s=()
-for _ in $(seq 1 "$rounds"); do
-    relay_p50s+=("$(json_field "$(relay_run "$single" 1)" p50Us)")
-    bus_p50s+=("$(json_field "$(bus_run "$single" 1)" p50Us)")
-    direct_p50s+=("$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us)")
+# One in flight, interleaved with the relay: each round runs the relay, Echo.say and
+# Echo.sayDirect back to back (the order turning round by round, so drift within a round favours
+# none), and the row gives the median of the rounds' own ratios: the machine's wake-up latency
+# moves by 3x between minutes, so a ratio means something only between runs of the same minute
+# (the p50 columns are each run kind's median, for scale).
+relay_p50s=(); bus_p50s=(); direct_p50s=(); say_ratios=(); direct_ratios=()
+single_round() {  # prints "relay say direct" p50s of one round, in a turning order
+    local order=$1 r s d
+    case $order in
+        0) r=$(json_field "$(relay_run "$single" 1)" p50Us); s=$(json_field "$(bus_run "$single" 1)" p50Us)
+           d=$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us) ;;
+        1) s=$(json_field "$(bus_run "$single" 1)" p50Us); d=$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us)
+           r=$(json_field "$(relay_run "$single" 1)" p50Us) ;;
+        *) d=$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us); r=$(json_field "$(relay_run "$single" 1)" p50Us)
+           s=$(json_field "$(bus_run "$single" 1)" p50Us) ;;
+    esac
+    echo "$r $s $d"
+}
+for round in $(seq 1 "$single_rounds"); do
+    read -r r s d <<<"$(single_round $((round % 3)))"
+    relay_p50s+=("$r"); bus_p50s+=("$s"); direct_p50s+=("$d")
+    say_ratios+=("$(ratio "$s" "$r")"); direct_ratios+=("$(ratio "$d" "$r")")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
+spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / to /'; }
 relay_p50=$(median "${relay_p50s[@]}"); bus_p50=$(median "${bus_p50s[@]}"); direct_p50=$(median "${direct_p50s[@]}")
-add "| 1 in flight, p50 latency | ${relay_p50} µs | ${bus_p50} µs | $(ratio "$bus_p50" "$relay_p50") × the relay's | | |"
-add "| 1 in flight, p50 latency, Echo.sayDirect | ${relay_p50} µs | ${direct_p50} µs | $(ratio "$direct_p50" "$relay_p50") × the relay's | | |"
+rounds_note=""
+[ "$single_rounds" -gt 1 ] && rounds_note=" ($(spread "${say_ratios[@]}") over $single_rounds rounds)"
+direct_note=""
+[ "$single_rounds" -gt 1 ] && direct_note=" ($(spread "${direct_ratios[@]}"))"
+add "| 1 in flight, p50 latency | ${relay_p50} µs | ${bus_p50} µs | $(median "${say_ratios[@]}")$rounds_note × the relay's, the median of the rounds' ratios | | |"
+add "| 1 in flight, p50 latency, Echo.sayDirect | ${relay_p50} µs | ${direct_p50} µs | $(median "${direct_ratios[@]}")$direct_note × the relay's, the median of the rounds' ratios | | |"
 stop_bus
 
 start_coordinator --data-dir "$work/data"
