@@ -116,20 +116,23 @@ wait_workers() {  # until both registered (bounded)
 stop_bus() { stop "${worker_pids[@]}" "$coordinator_pid"; }
 
 bus_run() {  # count window [bench options...] -> JSON line
-    local count=$1 window=$2; shift 2
+    local count=$1 window=$2 warmup=2000; shift 2
     local before_c before_w
     before_c=$(cpu_ticks "$coordinator_pid"); before_w=$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))
     local line
     line=$(with_cpu "$work/bench.time" "$bin" bench --requests "$count" --concurrency "$window" \
-        --warmup 2000 --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
+        --warmup "$warmup" --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
     local client_seconds
     client_seconds=$(cat "$work/bench.time")
     # The warm-up's requests ran inside the measured span, so they count in every divisor.
-    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$((count + 2000))") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$((count + 2000))") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + 2000):.1f}')") µs" >"$work/cpu"
+    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$((count + warmup))") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$((count + warmup))") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + $warmup):.1f}')") µs" >"$work/cpu"
     echo "$line"
 }
 
 ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
+# "lowest to highest" of the values given.
+spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / to /'; }
 
 # Lines of "kind X µs, kind Y µs, ..." (a round's CPU each) -> one such line, each kind's median:
 # one round's figures move with the machine's phase as much as the ratio does.
@@ -159,7 +162,7 @@ interleaved() {  # label [bench options...]
     relay_cpu=$(printf '%s\n' "${rows[@]}" | cut -d'|' -f4 | median_cpu)
     bus_cpu=$(printf '%s\n' "${rows[@]}" | cut -d'|' -f5 | median_cpu)
     if [ "$rounds" -gt 1 ]; then
-        range=" ($(printf '%s\n' "${rows[@]}" | cut -d'|' -f1 | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / to /'))"
+        range=" ($(spread $(printf '%s\n' "${rows[@]}" | cut -d'|' -f1)))"
     fi
     add "| $label | $rt/s | $bt/s | $q$range | $relay_cpu | $bus_cpu |"
 }
@@ -205,25 +208,23 @@ add "| $window in flight, Majordomo client | $relay_t/s | $mdp_t/s | $(ratio "$m
 # moves by 3x between minutes, so a ratio means something only between runs of the same minute
 # (the p50 columns are each run kind's median, for scale).
 relay_p50s=(); bus_p50s=(); direct_p50s=(); say_ratios=(); direct_ratios=()
-single_round() {  # prints "relay say direct" p50s of one round, in a turning order
-    local order=$1 r s d
-    case $order in
-        0) r=$(json_field "$(relay_run "$single" 1)" p50Us); s=$(json_field "$(bus_run "$single" 1)" p50Us)
-           d=$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us) ;;
-        1) s=$(json_field "$(bus_run "$single" 1)" p50Us); d=$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us)
-           r=$(json_field "$(relay_run "$single" 1)" p50Us) ;;
-        *) d=$(json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us); r=$(json_field "$(relay_run "$single" 1)" p50Us)
-           s=$(json_field "$(bus_run "$single" 1)" p50Us) ;;
+single_p50() {  # relay|say|direct -> p50 of one run at one in flight
+    case $1 in
+        relay) json_field "$(relay_run "$single" 1)" p50Us ;;
+        say) json_field "$(bus_run "$single" 1)" p50Us ;;
+        direct) json_field "$(bus_run "$single" 1 --action Echo.sayDirect)" p50Us ;;
     esac
-    echo "$r $s $d"
 }
+kinds=(relay say direct)
+declare -A p50  # this round's, by kind
 for round in $(seq 1 "$single_rounds"); do
-    read -r r s d <<<"$(single_round $((round % 3)))"
-    relay_p50s+=("$r"); bus_p50s+=("$s"); direct_p50s+=("$d")
-    say_ratios+=("$(ratio "$s" "$r")"); direct_ratios+=("$(ratio "$d" "$r")")
+    for step in 0 1 2; do
+        kind=${kinds[$(( (round + step) % 3 ))]}
+        p50[$kind]=$(single_p50 "$kind")
+    done
+    relay_p50s+=("${p50[relay]}"); bus_p50s+=("${p50[say]}"); direct_p50s+=("${p50[direct]}")
+    say_ratios+=("$(ratio "${p50[say]}" "${p50[relay]}")"); direct_ratios+=("$(ratio "${p50[direct]}" "${p50[relay]}")")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
-spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / to /'; }
 relay_p50=$(median "${relay_p50s[@]}"); bus_p50=$(median "${bus_p50s[@]}"); direct_p50=$(median "${direct_p50s[@]}")
 rounds_note=""
 [ "$single_rounds" -gt 1 ] && rounds_note=" ($(spread "${say_ratios[@]}") over $single_rounds rounds)"
