@@ -1,18 +1,19 @@
-// swift-tools-version:6.3
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "ActionBus",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "Locking", targets: ["Locking"]),
-        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        // What a user builds on: features and sessions, a client, a worker, an embedded
+        // coordinator and its HTTP side, and the example features.
         .library(name: "ActionCore", targets: ["ActionCore"]),
-        .library(name: "ActionWire", targets: ["ActionWire"]),
+        .library(name: "ActionClient", targets: ["ActionClient"]),
+        .library(name: "ActionWorker", targets: ["ActionWorker"]),
+        .library(name: "ActionCoordinator", targets: ["ActionCoordinator"]),
+        .library(name: "ActionOperations", targets: ["ActionOperations"]),
         .library(name: "ExampleFeatures", targets: ["ExampleFeatures"]),
         .executable(name: "actionbus", targets: ["actionbus"]),
-        .executable(name: "custom-worker", targets: ["CustomWorker"]),
-        .executable(name: "actionbus-bench", targets: ["ActionBusBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,8 +26,6 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         // Coordinators, workers and the HTTP side run as services with graceful shutdown.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // Micro-benchmarks only (allocations counted by its malloc interposer).
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -118,33 +117,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(
-            name: "CustomWorker",
-            dependencies: [
-                "ActionCore", "ActionWorker",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Examples/CustomWorker"
-        ),
-        .executableTarget(
-            name: "ActionBusBenchmarks",
-            dependencies: [
-                "ActionClient", "ActionCoordinator", "ActionWire", "ActionWorker", "ExampleFeatures", "Locking", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/ActionBusBenchmarks"
-        ),
-        .executableTarget(
-            name: "ActionBusMicroBenchmarks",
-            dependencies: [
-                "ActionCoordinator", "ActionCore", "ActionJournal", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/ActionBusMicroBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ActionWire"]),
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
@@ -158,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["actionbus", "CustomWorker", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"],
+            dependencies: ["actionbus", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"],
             // The zguide's Majordomo examples (unmodified) and the browser driver, run with Python.
             exclude: ["Support/zguide", "Support/browser"]
         ),
