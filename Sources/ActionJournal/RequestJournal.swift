@@ -12,9 +12,10 @@ import Darwin
 /// accepted.
 ///
 /// Records are buffered by ``append(_:)`` and made durable together by ``commit()`` (one
-/// `write` and one `fdatasync` for everything since the last commit: group commit). The owner
-/// says "accepted" only after the commit returns. When the file outgrows its threshold the
-/// owner rewrites it with only what is still live (``compact(_:)``).
+/// `write` and one `fdatasync`, `F_FULLFSYNC` on Darwin, for everything since the last
+/// commit: group commit). The owner says "accepted" only after the commit returns. When the
+/// file outgrows its threshold the owner rewrites it with only what is still live
+/// (``compact(_:)``).
 ///
 /// A directory is used by one coordinator at a time (an exclusive `flock` on `LOCK`). Not
 /// thread-safe: one thread owns it.
@@ -102,7 +103,11 @@ public final class RequestJournal {
         guard descriptor >= 0 else { throw JournalError("the journal in \(directory) is closed") }
         do throws(JournalError) {
             try Self.writeAll(descriptor, buffer, path: path)
+            #if os(Linux)
             guard fdatasync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
+            #else
+            guard fullSync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
+            #endif
         } catch {
             failure = error
             throw error
@@ -238,7 +243,11 @@ public final class RequestJournal {
         guard descriptor >= 0 else { throw JournalError.system("cannot create", path: path, errno: errno) }
         defer { closeDescriptor(descriptor) }
         try writeAll(descriptor, bytes, path: path)
+        #if os(Linux)
         guard fsync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
+        #else
+        guard fullSync(descriptor) == 0 else { throw JournalError.system("cannot sync", path: path, errno: errno) }
+        #endif
         syncDirectory((path as NSString).deletingLastPathComponent)
     }
 
@@ -260,10 +269,27 @@ public final class RequestJournal {
     private static func syncDirectory(_ directory: String) {
         let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
+        #if os(Linux)
         _ = fsync(descriptor)
+        #else
+        _ = fullSync(descriptor)
+        #endif
         closeDescriptor(descriptor)
     }
 }
+
+#if !os(Linux)
+/// Flushes the file to stable storage. Darwin's `fsync` returns once the data reaches the drive,
+/// which may hold it in its cache across a power loss; `F_FULLFSYNC` makes the drive write it
+/// out, which is what `fdatasync` and `fsync` promise on Linux. Falls back to `fsync` where the
+/// file system refuses `F_FULLFSYNC` (as SQLite does).
+private func fullSync(_ descriptor: Int32) -> Int32 {
+    #if canImport(Darwin)
+    if fcntl(descriptor, F_FULLFSYNC) != -1 { return 0 }
+    #endif
+    return fsync(descriptor)
+}
+#endif
 
 private func closeDescriptor(_ descriptor: Int32) {
     #if canImport(Glibc)

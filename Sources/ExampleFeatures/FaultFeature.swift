@@ -2,6 +2,8 @@ import ActionCore
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `Fault`: actions that misbehave on purpose, to test failure handling.

@@ -8,9 +8,17 @@ import ZeroMQ
 @Suite("Coordinator garbage soak", .serialized, .timeLimit(.minutes(3)))
 struct GarbageSoakTests {
     static func residentKilobytes(_ pid: Int32) -> Int {
+        #if os(Linux)
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        #else
+        // No /proc on Darwin: the resident size from libproc.
+        var info = proc_taskinfo()
+        let size = Int32(MemoryLayout<proc_taskinfo>.size)
+        guard proc_pidinfo(pid, PROC_PIDTASKINFO, 0, &info, size) == size else { return 0 }
+        return Int(info.pti_resident_size / 1024)
+        #endif
     }
 
     static func randomMessage() -> Multipart {

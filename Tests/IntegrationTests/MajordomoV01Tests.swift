@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The zguide's own Majordomo 0.1 (RFC 7) client and worker (`mdcliapi.py`, `mdwrkapi.py`,

@@ -130,9 +130,17 @@ struct ReconnectAndMemoryTests {
         let coordinator = try bus.startCoordinator(["--no-journal"])
         let worker = try bus.startWorker("w1", coordinator: coordinator)
         func residentKilobytes() throws -> Int {
+            #if os(Linux)
             let status = try String(contentsOfFile: "/proc/\(worker.pid)/status", encoding: .utf8)
             let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
             return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""))
+            #else
+            // No /proc on Darwin: the resident size from libproc.
+            var info = proc_taskinfo()
+            let size = Int32(MemoryLayout<proc_taskinfo>.size)
+            try #require(proc_pidinfo(worker.pid, PROC_PIDTASKINFO, 0, &info, size) == size)
+            return Int(info.pti_resident_size / 1024)
+            #endif
         }
         let text = String(repeating: "m", count: 100_000)  // one argument may not pass 128 KiB
         let warm = try bus.perform("Echo.say", ["--input", #"{"text":"\#(text)"}"#, "--count", "50", "--concurrency", "10"])

@@ -3,6 +3,8 @@ import Locking
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One `actionbus` process started by a test, with its output captured to files.
@@ -71,7 +73,13 @@ final class BusProcess: @unchecked Sendable {
 
     /// The `actionbus` binary built beside the test bundle.
     static let executable: URL = {
+        #if os(Linux)
         let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        #else
+        // No /proc on Darwin, and the test process may be xctest or swiftpm-testing-helper: the
+        // directory of the `.xctest` bundle that holds this class is the build directory.
+        let directory = Bundle(for: BusProcess.self).bundleURL.deletingLastPathComponent()
+        #endif
         return directory.appendingPathComponent("actionbus")
     }()
 }

@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A TCP port on 127.0.0.1 that nothing uses now, so parallel test runs never collide.
@@ -42,7 +44,12 @@ private final class HandedOutPorts: @unchecked Sendable {
 
 /// Binds a TCP socket to `port` on 127.0.0.1 (0: the kernel picks), closes it, and returns the port.
 private func bindLoopback(port: Int) throws -> Int {
+    // Glibc imports SOCK_STREAM as an enum case, Darwin as an Int32.
+    #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
     var address = sockaddr_in()

@@ -1,12 +1,19 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One HTTP/1.1 request on loopback over a plain socket (no URLSession: nothing to install),
 /// returning the status code and the body; `nil` when nothing answers.
 func httpRequest(_ method: String = "GET", port: Int, path: String, timeout: TimeInterval = 5) -> (status: Int, body: String)? {
+    // Glibc imports SOCK_STREAM as an enum case, Darwin as an Int32.
+    #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
