@@ -1,9 +1,9 @@
 import ActionWire
 
 /// Who sent a request on the clients socket, and how to answer them.
-public struct ClientAddress: Hashable, Sendable {
+package struct ClientAddress: Hashable, Sendable {
     /// How the client speaks.
-    public enum ClientProtocol: Hashable, Sendable {
+    package enum ClientProtocol: Hashable, Sendable {
         /// The ActionBus protocol (docs/PROTOCOL.md).
         case actionBus
         /// Majordomo (MDP/0.1 or MDP/0.2), in the given dialect, asking for `service`.
@@ -11,14 +11,14 @@ public struct ClientAddress: Hashable, Sendable {
     }
 
     /// The ROUTER routing id of the client's connection.
-    public var routingID: [UInt8]
+    package var routingID: [UInt8]
     /// The client's protocol.
-    public var `protocol`: ClientProtocol
+    package var `protocol`: ClientProtocol
     /// The CURVE public key (Z85) the connection was authenticated with; `nil` without CURVE.
-    public var curveKey: String?
+    package var curveKey: String?
 
     /// Creates an address.
-    public init(routingID: [UInt8], protocol: ClientProtocol = .actionBus, curveKey: String? = nil) {
+    package init(routingID: [UInt8], protocol: ClientProtocol = .actionBus, curveKey: String? = nil) {
         self.routingID = routingID
         self.protocol = `protocol`
         self.curveKey = curveKey
@@ -29,14 +29,14 @@ public struct ClientAddress: Hashable, Sendable {
     /// the same connection may act on an id of its own form (`<its client id>:<n>`); any other
     /// id is an idempotency key, which any client may resend (that is what keys are for), and
     /// without authentication no stronger claim is possible anyway.
-    public func mayActOn(requestID: String, firstSentBy owner: ClientAddress) -> Bool {
+    package func mayActOn(requestID: String, firstSentBy owner: ClientAddress) -> Bool {
         if let ownerKey = owner.curveKey { return curveKey == ownerKey }
         guard requestID.utf8.starts(with: owner.routingID + [UInt8(ascii: ":")]) else { return true }
         return routingID == owner.routingID
     }
 
     /// Hashes the routing id's bytes in one call, not one `combine` per byte.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
         hasher.combine(`protocol`)
         hasher.combine(curveKey)

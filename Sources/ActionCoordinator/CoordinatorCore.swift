@@ -17,7 +17,7 @@ import Logging
 /// requests, so an action nobody serves costs one step per pass whatever it holds, and a
 /// session waiting for its busy host is parked on it and costs nothing. Deadlines sit in a
 /// ``DeadlineWheel``: a tick looks only at what is due.
-public final class CoordinatorCore {
+package final class CoordinatorCore {
     private let configuration: CoordinatorConfiguration
     /// Not counted: the outbox owns the core (the driver) or outlives it (a test's harness).
     /// A safe `unowned` reference is checked and retained on every use, five times a request.
@@ -100,7 +100,7 @@ public final class CoordinatorCore {
     @exclusivity(unchecked) private var nextOrder: UInt64 = 0
     @exclusivity(unchecked) private var freeCredits = 0
     /// This coordinator's instance id: PONG carries it so clients notice a restart.
-    public let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
+    package let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
     /// Running counters; the gauges are filled in by ``statistics``.
     @exclusivity(unchecked) private var counters = CoordinatorStatistics()
     /// Per-outcome metrics, when the configuration asks for them.
@@ -108,7 +108,7 @@ public final class CoordinatorCore {
 
     /// Creates a core that answers through `outbox`, which must outlive it (the core does not
     /// keep it alive: the coordinator's driver is the outbox of the core it owns).
-    public init(
+    package init(
         configuration: CoordinatorConfiguration, outbox: any CoordinatorOutbox, logger: Logger,
         now: ContinuousClock.Instant = .now
     ) {
@@ -128,7 +128,7 @@ public final class CoordinatorCore {
     }
 
     /// The counters, with the current gauges.
-    public var statistics: CoordinatorStatistics {
+    package var statistics: CoordinatorStatistics {
         var snapshot = counters
         snapshot.workers = workers.count
         snapshot.sessions = sessions.count
@@ -143,24 +143,24 @@ public final class CoordinatorCore {
     }
 
     /// Counts a message that failed to decode.
-    public func recordMalformed(fromWorker: Bool) {
+    package func recordMalformed(fromWorker: Bool) {
         if fromWorker { counters.malformedWorkerMessages += 1 } else { counters.malformedClientMessages += 1 }
     }
 
     /// Counts a reply that could not be delivered.
-    public func recordUndeliverableReply() { counters.undeliverableReplies += 1 }
+    package func recordUndeliverableReply() { counters.undeliverableReplies += 1 }
 
     /// Counts a reply held back because its client's queue was full (it goes when there is room).
-    public func recordDeferredReply() { counters.deferredReplies += 1 }
+    package func recordDeferredReply() { counters.deferredReplies += 1 }
 
     /// Counts a subscription confirmation not sent (a flood of subscriptions).
-    public func recordDroppedConfirmation() { counters.confirmationsDropped += 1 }
+    package func recordDroppedConfirmation() { counters.confirmationsDropped += 1 }
 
     /// Counts a subscriber queue found full by a publish.
-    public func recordStreamOverflow() { counters.streamOverflows += 1 }
+    package func recordStreamOverflow() { counters.streamOverflows += 1 }
 
     /// Counts a journal commit that failed.
-    public func recordJournalFailure() { counters.journalFailures += 1 }
+    package func recordJournalFailure() { counters.journalFailures += 1 }
 
     // MARK: Journal
 
@@ -168,7 +168,7 @@ public final class CoordinatorCore {
     /// stacks; unfinished requests are queued again, in acceptance order, with their deadlines.
     ///
     /// Call it once, before any message arrives.
-    public func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date = Date()) {
+    package func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date = Date()) {
         for outcome in recovery.finished {
             completed.record(outcome)
             recordStack(outcome, now: now)
@@ -192,7 +192,7 @@ public final class CoordinatorCore {
 
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
     /// unfinished requests in acceptance order, each with the worker deaths it has seen.
-    public func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
+    package func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
         var records: [JournalRecord] = []
         forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
             records.append(record)
@@ -205,7 +205,7 @@ public final class CoordinatorCore {
     /// The same snapshot, written as the journal's records: each unfinished request straight
     /// from the bytes it is held as, so a compaction with a million queued makes no
     /// `WireRequest` for any of them.
-    public func encodedJournalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> JournalSnapshot {
+    package func encodedJournalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> JournalSnapshot {
         var snapshot = JournalSnapshot()
         forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
             snapshot.append(record)
@@ -242,7 +242,7 @@ public final class CoordinatorCore {
     // MARK: Clients
 
     /// Handles a decoded message from a client.
-    public func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
+    package func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
         switch message {
         case .perform(let request):
             if perform(request, input: request.input[...], from: client, now: now, nowOffset: ClockOffset.of(now)) {
@@ -495,7 +495,7 @@ public final class CoordinatorCore {
     /// `take`'s second argument is the request's input: where a decode left it in its message
     /// (``WireRequest/unpackLeavingInput(_:command:limits:)``; the request's own is then
     /// empty), or the request's own. The pending request copies it from there.
-    public func receivedPerforms(
+    package func receivedPerforms(
         count: Int, from client: ClientAddress, now: ContinuousClock.Instant,
         _ read: (_ take: (WireRequest, _ input: ArraySlice<UInt8>) -> Void) -> Void
     ) {
@@ -513,7 +513,7 @@ public final class CoordinatorCore {
 
     /// Handles an ACK, whose request ids `read` hands over one at a time as the bytes they came
     /// in (each checked as a name): no `String` or array of them is made.
-    public func receivedAcknowledgements(from client: ClientAddress, _ read: (_ take: (UnsafeRawBufferPointer) -> Void) -> Void) {
+    package func receivedAcknowledgements(from client: ClientAddress, _ read: (_ take: (UnsafeRawBufferPointer) -> Void) -> Void) {
         // An id the client made itself (`clientID:n`, its client id being its routing id) is
         // never sent again once acknowledged; an idempotency key may be, from anywhere.
         let ownPrefix = client.routingID + [UInt8(ascii: ":")]
@@ -712,7 +712,7 @@ public final class CoordinatorCore {
     // MARK: Workers
 
     /// Handles a decoded message from a worker.
-    public func received(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
+    package func received(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
         switch message {
         case .ready(let registration):
             register(id, registration, now: now)
@@ -734,7 +734,7 @@ public final class CoordinatorCore {
     /// Handles the outcomes of one RESULT, which `read` hands over one at a time as it decodes
     /// them (so that no array of a message's outcomes is made). Credits return and outcomes go
     /// out first; then their work goes out in one pass.
-    public func receivedResults(from id: WorkerID, now: ContinuousClock.Instant, _ read: (_ take: (WireOutcome) -> Void) -> Void) {
+    package func receivedResults(from id: WorkerID, now: ContinuousClock.Instant, _ read: (_ take: (WireOutcome) -> Void) -> Void) {
         guard let worker = knownWorker(id, now: now) else {
             // Unknown (expired, or the coordinator restarted): it must register again. A result
             // may still answer a request recovered from the journal.
@@ -800,12 +800,12 @@ public final class CoordinatorCore {
     }
 
     /// RFC 7's heartbeat: an MDP/0.1 worker heartbeats every 2.5 s and is dead after 3 missed.
-    public static let majordomoWorkerExpiry: Duration = .milliseconds(7_500)
+    package static let majordomoWorkerExpiry: Duration = .milliseconds(7_500)
 
     /// An MDP/0.1 (RFC 7) worker's READY: it serves one action, takes one request at a time
     /// (the protocol has no credits) and is judged by RFC 7's heartbeat, or the coordinator's
     /// when that is longer.
-    public func registerMajordomoWorker(
+    package func registerMajordomoWorker(
         _ id: WorkerID, service: String, name: String, protocolName: String = "MDP/0.1", now: ContinuousClock.Instant
     ) {
         let expiry = max(Self.majordomoWorkerExpiry, configuration.heartbeatInterval * configuration.heartbeatLiveness)
@@ -815,7 +815,7 @@ public final class CoordinatorCore {
     /// An MDP/0.1 worker's REPLY to the request it was sent as `requestID` (its "client
     /// address"): the one body frame is the output, JSON when it parses as JSON; more than one
     /// frame fails `invalidOutput`, since an outcome has one output.
-    public func receivedMajordomoReply(requestID: String, body: [[UInt8]], from id: WorkerID, now: ContinuousClock.Instant) {
+    package func receivedMajordomoReply(requestID: String, body: [[UInt8]], from id: WorkerID, now: ContinuousClock.Instant) {
         let request = requests[requestID]
         let result: WireOutcome.Result
         if body.count <= 1 {
@@ -952,14 +952,14 @@ public final class CoordinatorCore {
 
     /// Whether `requestID` is accepted and has no outcome yet (a deferred ACCEPTED still says
     /// something new only then).
-    public func awaitsOutcome(_ requestID: String) -> Bool {
+    package func awaitsOutcome(_ requestID: String) -> Bool {
         requests[requestID].map { !$0.isFinished } ?? false
     }
 
     // MARK: Time
 
     /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
-    public func tick(now: ContinuousClock.Instant) {
+    package func tick(now: ContinuousClock.Instant) {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
         for (id, worker) in workers {
             // A Majordomo worker sends nothing while its code runs a request (neither RFC 7 nor
@@ -1013,7 +1013,7 @@ public final class CoordinatorCore {
     /// The coordinator's own thread was held up for `stall` (a VM pause, a huge report): its
     /// workers' silence during that time is its own, not theirs, so none is declared dead for it:
     /// each gets a full liveness period from `now` to be heard again (it may be reconnecting).
-    public func excuseStall(_ stall: Duration, now: ContinuousClock.Instant) {
+    package func excuseStall(_ stall: Duration, now: ContinuousClock.Instant) {
         for id in Array(workers.keys) {
             if let heard = workers[id]?.lastHeard { workers[id]?.lastHeard = max(heard + stall, now) }
         }
@@ -1318,7 +1318,7 @@ public final class CoordinatorCore {
     /// Requests the driver could not send to `worker` (their message found the connection gone):
     /// back to the heads of their lanes, in order and uncounted, and the worker leaves the pool
     /// until it is heard from again.
-    public func undelivered(_ requestIDs: [String], to worker: WorkerID, now: ContinuousClock.Instant) {
+    package func undelivered(_ requestIDs: [String], to worker: WorkerID, now: ContinuousClock.Instant) {
         guard let record = workers[worker] else { return }
         var returned = false
         for requestID in requestIDs.reversed() {
@@ -1444,7 +1444,7 @@ public final class CoordinatorCore {
 
     /// Whether anyone subscribes to began events now (the driver follows the stream's
     /// subscriptions): every worker is told to report them, or to stop.
-    public func beganEvents(wanted: Bool) {
+    package func beganEvents(wanted: Bool) {
         guard wanted != beganWanted else { return }
         beganWanted = wanted
         for id in workers.keys { _ = outbox.send(.reporting(began: wanted), to: id) }
@@ -1452,7 +1452,7 @@ public final class CoordinatorCore {
     }
 
     /// Confirms a new subscription on the stream, so the subscriber knows it misses nothing after.
-    public func subscribed(topic: [UInt8]) {
+    package func subscribed(topic: [UInt8]) {
         outbox.publish(.subscribed(topic: topic, instance: instance))
     }
 }

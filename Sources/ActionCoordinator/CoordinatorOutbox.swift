@@ -2,7 +2,7 @@ import ActionJournal
 import ActionWire
 
 /// Where the coordinator's decisions go: sockets in production, arrays in tests.
-public protocol CoordinatorOutbox: AnyObject {
+package protocol CoordinatorOutbox: AnyObject {
     /// Sends a reply to a client.
     func send(_ reply: ClientReply, to client: ClientAddress)
     /// Sends an instruction to a worker; returns `false` when the worker is unreachable.
@@ -31,33 +31,33 @@ public protocol CoordinatorOutbox: AnyObject {
 
 extension CoordinatorOutbox {
     /// The request packed into a record of its own and sent as an instruction.
-    public func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
+    package func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
         send(.packedRequest(request.packed), to: worker)
     }
 
     /// No journal: records go nowhere.
-    public func journal(_ record: @autoclosure () -> JournalRecord) {}
+    package func journal(_ record: @autoclosure () -> JournalRecord) {}
 
     /// Always publish.
-    public var hasSubscribers: Bool { true }
+    package var hasSubscribers: Bool { true }
 
     /// Nothing waits: requests are sent at once.
-    public func withdrawRequests(to worker: WorkerID) -> [String] { [] }
+    package func withdrawRequests(to worker: WorkerID) -> [String] { [] }
 }
 
 /// A worker's identity: the routing id of its connection to the workers socket.
-public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
+package struct WorkerID: Hashable, Sendable, CustomStringConvertible {
     /// The routing id bytes.
-    public var routingID: [UInt8]
+    package var routingID: [UInt8]
 
     /// Wraps a routing id.
-    public init(_ routingID: [UInt8]) { self.routingID = routingID }
+    package init(_ routingID: [UInt8]) { self.routingID = routingID }
 
-    public var description: String { HexText.of(routingID) }
+    package var description: String { HexText.of(routingID) }
 
     /// Hashes the bytes in one call, not one `combine` per byte: it is looked up several times
     /// per request.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

@@ -4,11 +4,11 @@ import ActionWire
 /// has left. Its record is made from the pending request's bytes where it is needed: written
 /// straight into the worker's REQUEST message by the coordinator's driver, or packed into an
 /// array of its own for any other outbox.
-public struct OutgoingRequest {
+package struct OutgoingRequest {
     let pending: PendingRequest
     let timeoutMilliseconds: UInt32
     /// Its record's size in bytes.
-    public let byteCount: Int
+    package let byteCount: Int
 
     init(_ pending: PendingRequest, timeoutMilliseconds: UInt32) {
         self.pending = pending
@@ -16,14 +16,14 @@ public struct OutgoingRequest {
         byteCount = pending.packedCount
     }
 
-    public var requestID: String { pending.requestID }
+    package var requestID: String { pending.requestID }
 
     /// The record as an array of its own, for an outbox or a peer that takes it apart (a
     /// Majordomo worker).
-    public var packed: PackedRequest { pending.packed(timeoutMilliseconds: timeoutMilliseconds) }
+    package var packed: PackedRequest { pending.packed(timeoutMilliseconds: timeoutMilliseconds) }
 
     /// Appends the record to `frames` as one frame, written in place.
-    public func append(to frames: inout PackedFrames) {
+    package func append(to frames: inout PackedFrames) {
         frames.appendFrame(count: byteCount) { pending.writePacked(into: $0, timeoutMilliseconds: timeoutMilliseconds) }
     }
 }

@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Why the journal could not be opened, read or written.
-public struct JournalError: Error, CustomStringConvertible, Sendable {
+package struct JournalError: Error, CustomStringConvertible, Sendable {
     /// What failed, with the path and the system's reason.
-    public let description: String
+    package let description: String
 
     init(_ description: String) { self.description = description }
 

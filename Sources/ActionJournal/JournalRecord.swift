@@ -2,7 +2,7 @@ import ActionWire
 import Foundation
 
 /// One entry of the coordinator's journal.
-public enum JournalRecord: Sendable, Hashable {
+package enum JournalRecord: Sendable, Hashable {
     /// The coordinator accepted a request; `deadline` is wall-clock time, so it survives a restart.
     case accepted(WireRequest, deadline: Date)
     /// The same record as `.accepted` of the request `PackedRequest` packs, written from its
@@ -20,7 +20,7 @@ public enum JournalRecord: Sendable, Hashable {
 
     /// The accepted request and its deadline, of either form of an acceptance; `nil` for any
     /// other record (or a packed one whose bytes do not decode, which the coordinator never makes).
-    public var acceptance: (request: WireRequest, deadline: Date)? {
+    package var acceptance: (request: WireRequest, deadline: Date)? {
         switch self {
         case .accepted(let request, let deadline): (request, deadline)
         case .acceptedPacked(let packed, let deadline): packed.request.map { ($0, deadline) }

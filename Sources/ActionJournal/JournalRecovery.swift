@@ -2,21 +2,21 @@ import ActionWire
 import Foundation
 
 /// What a journal held when it was opened: the work to resume and the answers to keep.
-public struct JournalRecovery: Sendable {
+package struct JournalRecovery: Sendable {
     /// Accepted requests with no outcome yet, in acceptance order.
-    public var unfinished: [RecoveredRequest] = []
+    package var unfinished: [RecoveredRequest] = []
     /// Outcomes of finished requests, oldest first (for retries and the action stacks).
-    public var finished: [WireOutcome] = []
+    package var finished: [WireOutcome] = []
     /// The fleet-wide feature switches last journaled (none: no switch was ever set).
-    public var featureSwitches: [String: FeatureSwitch] = [:]
+    package var featureSwitches: [String: FeatureSwitch] = [:]
     /// Records read.
-    public var records = 0
+    package var records = 0
     /// Whole records whose fields do not decode (names the wire rules reject, written by a
     /// coordinator that let them through), skipped: what they said is lost, the rest is read.
-    public var skippedRecords = 0
+    package var skippedRecords = 0
     /// Bytes at the end that were not a whole record (a write torn by a crash) and were cut off.
-    public var discardedBytes = 0
+    package var discardedBytes = 0
 
     /// Nothing recovered (a new journal); fill in the fields to describe one by hand.
-    public init() {}
+    package init() {}
 }

@@ -9,15 +9,15 @@ import Foundation
 /// A million queued requests make one buffer of about a hundred megabytes; freed once written,
 /// it goes back to the system whole, where a million small records would leave the heap
 /// fragmented.
-public struct JournalSnapshot: Sendable {
+package struct JournalSnapshot: Sendable {
     /// The file: its header, then the records back to back.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
     /// An empty journal: the header alone.
-    public init() { bytes = RequestJournal.header }
+    package init() { bytes = RequestJournal.header }
 
     /// Appends `record`.
-    public mutating func append(_ record: JournalRecord) {
+    package mutating func append(_ record: JournalRecord) {
         record.append(to: &bytes)
     }
 }

@@ -19,15 +19,15 @@ import Darwin
 ///
 /// A directory is used by one coordinator at a time (an exclusive `flock` on `LOCK`). Not
 /// thread-safe: one thread owns it.
-public final class RequestJournal {
+package final class RequestJournal {
     /// The data directory.
-    public let directory: String
+    package let directory: String
     /// What the file held when it was opened, until ``releaseRecovery()``.
-    public private(set) var recovery: JournalRecovery
+    package private(set) var recovery: JournalRecovery
     /// The file's size in bytes, committed records only.
-    public private(set) var fileBytes: Int
+    package private(set) var fileBytes: Int
     /// Commits made (each one write and one fdatasync).
-    public private(set) var commits = 0
+    package private(set) var commits = 0
 
     private static let fileName = "journal.log"
     static let header: [UInt8] = Array("ABJOURN1".utf8)
@@ -45,7 +45,7 @@ public final class RequestJournal {
     /// - Parameter compactionBytes: the size past which ``needsCompaction`` turns true.
     /// - Throws: ``JournalError`` when the directory cannot be created or locked (another
     ///   coordinator uses it), or the file is not an ActionBus journal.
-    public init(directory: String, compactionBytes: Int = 64 << 20) throws(JournalError) {
+    package init(directory: String, compactionBytes: Int = 64 << 20) throws(JournalError) {
         self.directory = directory
         self.compactionBytes = max(1 << 16, compactionBytes)
         path = (directory as NSString).appendingPathComponent(Self.fileName)
@@ -76,18 +76,18 @@ public final class RequestJournal {
     deinit { close() }
 
     /// Frees what ``recovery`` holds, once the owner has taken it over.
-    public func releaseRecovery() {
+    package func releaseRecovery() {
         recovery = JournalRecovery()
     }
 
     /// Whether records are waiting for ``commit()``.
-    public var hasUncommitted: Bool { !buffer.isEmpty }
+    package var hasUncommitted: Bool { !buffer.isEmpty }
 
     /// Whether the file has grown past its threshold and should be compacted.
-    public var needsCompaction: Bool { fileBytes >= nextCompaction }
+    package var needsCompaction: Bool { fileBytes >= nextCompaction }
 
     /// Buffers a record; it is durable once ``commit()`` returns.
-    public func append(_ record: JournalRecord) {
+    package func append(_ record: JournalRecord) {
         record.append(to: &buffer)
     }
 
@@ -97,7 +97,7 @@ public final class RequestJournal {
     /// and a retry can report success for data that is not on disk, so the journal refuses
     /// every later commit. The owner stops; a restart reads what the disk really holds (a
     /// partly written record at the end is cut off then).
-    public func commit() throws(JournalError) {
+    package func commit() throws(JournalError) {
         if let failure { throw failure }
         guard !buffer.isEmpty else { return }
         guard descriptor >= 0 else { throw JournalError("the journal in \(directory) is closed") }
@@ -124,14 +124,14 @@ public final class RequestJournal {
     /// A failure leaves the old file in use and removes the new one; ``needsCompaction`` then
     /// stays false until the file has grown by another threshold, so a full or read-only disk
     /// costs one attempt per threshold, not one per batch.
-    public func compact(_ live: [JournalRecord]) throws(JournalError) {
+    package func compact(_ live: [JournalRecord]) throws(JournalError) {
         var snapshot = JournalSnapshot()
         for record in live { snapshot.append(record) }
         try compact(snapshot)
     }
 
     /// Rewrites the journal as `snapshot`'s records, as ``compact(_:)-([JournalRecord])`` does.
-    public func compact(_ snapshot: JournalSnapshot) throws(JournalError) {
+    package func compact(_ snapshot: JournalSnapshot) throws(JournalError) {
         try commit()
         let bytes = snapshot.bytes
         let temporary = path + ".compacting"
@@ -159,7 +159,7 @@ public final class RequestJournal {
     }
 
     /// Commits nothing more and releases the directory.
-    public func close() {
+    package func close() {
         if descriptor >= 0 { closeDescriptor(descriptor) }
         if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
         descriptor = -1

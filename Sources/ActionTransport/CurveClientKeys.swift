@@ -23,7 +23,7 @@ public struct CurveClientKeys: Sendable, Hashable {
     }
 
     /// Makes `socket` a CURVE client of the coordinator; call before `connect`.
-    public func apply(to socket: Socket) throws {
+    package func apply(to socket: Socket) throws {
         try socket.setOption(.curveServerKey, serverPublicKey)
         try socket.setOption(.curvePublicKey, keyPair.publicKey)
         try socket.setOption(.curveSecretKey, keyPair.secretKey)
@@ -63,14 +63,14 @@ public struct CurveServerKeys: Sendable, Hashable {
     }
 
     /// Makes `socket` a CURVE server whose peers the ZAP handler checks under `domain`.
-    public func apply(to socket: Socket, domain: String) throws {
+    package func apply(to socket: Socket, domain: String) throws {
         try socket.setOption(.curveServer, true)
         try socket.setOption(.curveSecretKey, keyPair.secretKey)
         try socket.setOption(.zapDomain, domain)
     }
 
     /// The ZAP decision for a connecting peer: CURVE only, and only keys listed for the domain.
-    public func decide(_ request: ZAPRequest) -> ZAPDecision {
+    package func decide(_ request: ZAPRequest) -> ZAPDecision {
         guard request.mechanism == "CURVE", let key = request.curvePublicKey else {
             return .deny(reason: "CURVE required")
         }

@@ -7,7 +7,7 @@ extension IOLoopRuntime {
     /// (``WirePacking/maxFrameBytes(maxMessageBytes:)``), and the queues are deep enough for
     /// thousands of requests in flight. With a `routingID` the coordinator's ROUTER knows the
     /// peer by it across reconnections (it takes the identity over from a dead connection).
-    public func makeBusDealer(
+    package func makeBusDealer(
         connectingTo endpoint: String, maxMessageBytes: Int, immediate: Bool = false, routingID: [UInt8]? = nil,
         curve: CurveClientKeys? = nil
     ) throws -> Socket {
@@ -30,7 +30,7 @@ extension IOLoopRuntime {
 
 extension IOLoop {
     /// Reads a value from the driver on the loop thread; `fallback` when the loop has stopped.
-    public func read<Value: Sendable>(_ fallback: Value, _ body: @escaping @Sendable (Driver) -> Value) async -> Value {
+    package func read<Value: Sendable>(_ fallback: Value, _ body: @escaping @Sendable (Driver) -> Value) async -> Value {
         await withCheckedContinuation { continuation in
             let queued = execute { driver, _ in continuation.resume(returning: body(driver)) }
             if !queued { continuation.resume(returning: fallback) }
@@ -38,7 +38,7 @@ extension IOLoop {
     }
 
     /// Serves until the calling task is cancelled, then stops the loop.
-    public func runUntilCancelled() async {
+    package func runUntilCancelled() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3600))
         }

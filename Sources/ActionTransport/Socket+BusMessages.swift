@@ -8,7 +8,7 @@ import ZeroMQ
 extension Socket {
     /// Sends `frames` as one ActionBus message: the first `envelope` frames (a routing id, a
     /// topic) as they are, then the message itself, its header first, packed into one frame.
-    public func sendBusMessage(_ frames: PackedFrames, envelope: Int = 0, options: SendOptions = []) throws {
+    package func sendBusMessage(_ frames: PackedFrames, envelope: Int = 0, options: SendOptions = []) throws {
         precondition(frames.count > envelope, "an ActionBus message has at least its header")
         for index in 0..<envelope {
             try frames.frame(at: index).withUnsafeBytes { try send($0, options: options.union(.more)) }
@@ -20,7 +20,7 @@ extension Socket {
 
     /// Receives a whole message if one is queued (``receiveIfAvailable(into:appending:)``), a
     /// packed ActionBus message after `envelope` frames unpacked into its frames.
-    public func receiveBusMessageIfAvailable(into message: inout Multipart, envelope: Int = 0) -> Bool {
+    package func receiveBusMessageIfAvailable(into message: inout Multipart, envelope: Int = 0) -> Bool {
         receiveIfAvailable(into: &message) { message, frame, index, more in
             message.appendBusFrame(frame, unpacking: index == envelope && !more)
         }
@@ -28,7 +28,7 @@ extension Socket {
 
     /// ``receiveBusMessageIfAvailable(into:envelope:)`` with the user id the connection was
     /// authenticated under (see ``receiveIfAvailable(into:userID:appending:)``).
-    public func receiveBusMessageIfAvailable(into message: inout Multipart, envelope: Int = 0, userID: inout String?) -> Bool {
+    package func receiveBusMessageIfAvailable(into message: inout Multipart, envelope: Int = 0, userID: inout String?) -> Bool {
         receiveIfAvailable(into: &message, userID: &userID) { message, frame, index, more in
             message.appendBusFrame(frame, unpacking: index == envelope && !more)
         }
@@ -36,14 +36,14 @@ extension Socket {
 
     /// Receives a whole message, waiting as `options` say, a packed ActionBus message after
     /// `envelope` frames unpacked into its frames.
-    public func receiveBusMessage(into message: inout Multipart, envelope: Int = 0, options: ReceiveOptions = []) throws {
+    package func receiveBusMessage(into message: inout Multipart, envelope: Int = 0, options: ReceiveOptions = []) throws {
         try receive(into: &message, options: options) { message, frame, index, more in
             message.appendBusFrame(frame, unpacking: index == envelope && !more)
         }
     }
 
     /// Receives a whole message (``receiveBusMessage(into:envelope:options:)``).
-    public func receiveBusMessage(envelope: Int = 0, options: ReceiveOptions = []) throws -> Multipart {
+    package func receiveBusMessage(envelope: Int = 0, options: ReceiveOptions = []) throws -> Multipart {
         var message = Multipart()
         try receiveBusMessage(into: &message, envelope: envelope, options: options)
         return message

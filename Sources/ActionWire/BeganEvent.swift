@@ -22,7 +22,7 @@ public struct BeganEvent: Sendable, Hashable {
     }
 
     /// The event as one packed record.
-    public var packed: [UInt8] {
+    package var packed: [UInt8] {
         var writer = PackedRecordWriter(capacity: 16 + requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count)
         writer.append(requestID)
         writer.append(action)
@@ -32,10 +32,10 @@ public struct BeganEvent: Sendable, Hashable {
     }
 
     /// About how many bytes it takes on the wire.
-    public var byteCount: Int { 16 + requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count }
+    package var byteCount: Int { 16 + requestID.utf8.count + action.utf8.count + session.utf8.count + worker.utf8.count }
 
     /// Decodes a packed record.
-    public static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> BeganEvent {
+    package static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> BeganEvent {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
             let requestID = try reader.name("request id")
             let action = try reader.name("action")

@@ -2,36 +2,36 @@
 ///
 /// Action code chooses its own codes; these are the ones the bus itself uses. The names
 /// match `ActionError.Code` in ActionCore where both exist.
-public enum BusErrorCode {
+package enum BusErrorCode {
     /// The action failed on its own terms.
-    public static let actionFailed = "actionFailed"
+    package static let actionFailed = "actionFailed"
     /// The action's output is larger than the coordinator's message limit; the worker did not
     /// send it (it would have been refused, and the connection with it).
-    public static let resultTooLarge = "resultTooLarge"
+    package static let resultTooLarge = "resultTooLarge"
     /// The request id (an idempotency key, say) was first used for another action, session or
     /// input: the other request's outcome is not this one's.
-    public static let idempotencyConflict = "idempotencyConflict"
+    package static let idempotencyConflict = "idempotencyConflict"
     /// The request belongs to another client (another CURVE key, or another client's own id):
     /// only the client that sent it may resend or cancel it.
-    public static let notOwner = "notOwner"
+    package static let notOwner = "notOwner"
     /// The input could not be decoded as the action's input type.
-    public static let invalidInput = "invalidInput"
+    package static let invalidInput = "invalidInput"
     /// No action of that name is known to the worker.
-    public static let unknownAction = "unknownAction"
+    package static let unknownAction = "unknownAction"
     /// The request's deadline passed.
-    public static let timedOut = "timedOut"
+    package static let timedOut = "timedOut"
     /// The client cancelled the request.
-    public static let cancelled = "cancelled"
+    package static let cancelled = "cancelled"
     /// The coordinator's queue is full.
-    public static let overloaded = "overloaded"
+    package static let overloaded = "overloaded"
     /// No worker serving the action appeared before the deadline.
-    public static let noWorker = "noWorker"
+    package static let noWorker = "noWorker"
     /// Every worker that took the request died with it, `maxDeliveries` times.
-    public static let poisoned = "poisoned"
+    package static let poisoned = "poisoned"
     /// The message could not be decoded.
-    public static let malformedRequest = "malformedRequest"
+    package static let malformedRequest = "malformedRequest"
     /// The message speaks another protocol version.
-    public static let unsupportedVersion = "unsupportedVersion"
+    package static let unsupportedVersion = "unsupportedVersion"
     /// A CANCEL named a request the coordinator does not know.
-    public static let unknownRequest = "unknownRequest"
+    package static let unknownRequest = "unknownRequest"
 }

@@ -1,5 +1,5 @@
 /// What a client sends to the coordinator's clients socket.
-public enum ClientMessage: Sendable, Hashable {
+package enum ClientMessage: Sendable, Hashable {
     /// PERFORM: header, then the request as one packed record (``PackedRecord``).
     case perform(WireRequest)
     /// PERFORM carrying several requests, one packed record each, in submission order (what a
@@ -30,7 +30,7 @@ public enum ClientMessage: Sendable, Hashable {
     case queues(queryID: String)
 
     /// Appends the message's frames to `writer`.
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         switch self {
         case .perform(let request):
             writer.append(WireHeader.bytes(.perform))
@@ -71,7 +71,7 @@ public enum ClientMessage: Sendable, Hashable {
     }
 
     /// Decodes the message starting at frame `start` (after any routing envelope).
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
     ) throws(WireError) -> ClientMessage {
         guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }

@@ -1,5 +1,5 @@
 /// What the coordinator sends back to a client.
-public enum ClientReply: Sendable, Hashable {
+package enum ClientReply: Sendable, Hashable {
     /// ACCEPTED: header, then one frame per request id (at most
     /// ``WireLimits/maxRequestIDsPerMessage``): the coordinator accepts many requests of one
     /// client in one message.
@@ -27,7 +27,7 @@ public enum ClientReply: Sendable, Hashable {
     case error(requestID: String, code: String, message: String)
 
     /// Appends the message's frames to `writer`.
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         switch self {
         case .accepted(let requestIDs):
             writer.append(WireHeader.bytes(.accepted))
@@ -70,10 +70,10 @@ public enum ClientReply: Sendable, Hashable {
     }
 
     /// ACCEPTED for one request.
-    public static func accepted(requestID: String) -> ClientReply { .accepted(requestIDs: [requestID]) }
+    package static func accepted(requestID: String) -> ClientReply { .accepted(requestIDs: [requestID]) }
 
     /// Decodes the message starting at frame `start`.
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
     ) throws(WireError) -> ClientReply {
         guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }

@@ -9,7 +9,7 @@ public enum FeatureSwitch: UInt8, Sendable, Hashable, CaseIterable {
     case cleared = 2
 
     /// Appends `switches` as name and state frames, in name order (so the bytes are stable).
-    public static func encode<Writer: WireFrameWriter>(_ switches: [String: FeatureSwitch], into writer: inout Writer) {
+    package static func encode<Writer: WireFrameWriter>(_ switches: [String: FeatureSwitch], into writer: inout Writer) {
         for name in switches.keys.sorted() {
             writer.append(name)
             writer.append(CollectionOfOne(switches[name]!.rawValue))

@@ -110,7 +110,7 @@ public struct FleetQueuesReport: Codable, Sendable, Equatable {
     public var running: Int
 
     /// The most sessions a report lists.
-    public static let maxSessions = 100
+    package static let maxSessions = 100
 
     /// Creates a report.
     public init(actions: [ActionQueue], sessions: [SessionQueue], omittedSessions: Int, queued: Int, running: Int) {

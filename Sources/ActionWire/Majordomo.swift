@@ -1,5 +1,5 @@
 /// Which Majordomo client framing a peer uses.
-public enum MajordomoDialect: Hashable, Sendable {
+package enum MajordomoDialect: Hashable, Sendable {
     /// ZeroMQ RFC 7 (MDP/0.1) from a REQ socket, or a DEALER that sends the empty frame itself
     /// (the zguide's `mdcliapi` and `mdcliapi2`): `"", "MDPC01", service, body`; the reply is
     /// `"", "MDPC01", service, body`.
@@ -18,25 +18,25 @@ public enum MajordomoDialect: Hashable, Sendable {
 }
 
 /// A Majordomo client request (MDP/0.1 or MDP/0.2) on the clients socket.
-public struct MajordomoRequest: Hashable, Sendable {
+package struct MajordomoRequest: Hashable, Sendable {
     /// The MDP/0.2 client signature frame.
-    public static let clientHeader: [UInt8] = Array("MDPC02".utf8)
+    package static let clientHeader: [UInt8] = Array("MDPC02".utf8)
     /// The MDP/0.1 client signature frame.
-    public static let clientHeaderV01: [UInt8] = Array("MDPC01".utf8)
+    package static let clientHeaderV01: [UInt8] = Array("MDPC01".utf8)
     /// What every Majordomo signature starts with: a message that starts so and is not spoken
     /// here still gets an answer (see ``refusal(_:at:)``).
     static let family: [UInt8] = Array("MDP".utf8)
 
     /// How the client framed it, and so how to answer.
-    public var dialect: MajordomoDialect
+    package var dialect: MajordomoDialect
     /// The service: an ActionBus action name, `Feature.action`.
-    public var service: String
+    package var service: String
     /// The body: the action's JSON input (frames after the first are not allowed).
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Whether the frames from `start` look like a Majordomo message of any version or role
     /// (a first frame, or an empty frame and then one, starting with `"MDP"`).
-    public static func matches<Frames: WireFrames>(_ frames: Frames, at start: Int) -> Bool {
+    package static func matches<Frames: WireFrames>(_ frames: Frames, at start: Int) -> Bool {
         signatureIndex(frames, at: start) != nil
     }
 
@@ -50,7 +50,7 @@ public struct MajordomoRequest: Hashable, Sendable {
     }
 
     /// Decodes a Majordomo client REQUEST starting at `start` (after the routing id).
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int, limits: WireLimits = WireLimits()
     ) throws(WireError) -> MajordomoRequest {
         guard let signature = signatureIndex(frames, at: start) else {
@@ -100,7 +100,7 @@ public struct MajordomoRequest: Hashable, Sendable {
     /// frame it appended looked up type metadata. The service goes in as the string's bytes,
     /// with no array made of them.
     @inlinable
-    public static func encodeFinalReply<Writer: WireFrameWriter>(
+    package static func encodeFinalReply<Writer: WireFrameWriter>(
         dialect: MajordomoDialect, service: String, body: [UInt8], into writer: inout Writer
     ) {
         encodeFinalReply(dialect: dialect, service: service.utf8, body: body, into: &writer)
@@ -111,7 +111,7 @@ public struct MajordomoRequest: Hashable, Sendable {
     /// sent, so a client that checks it accepts the answer), and `body`, an error as outcome
     /// JSON. `nil` when there is no one to answer: a worker's message (MDPW), or a client
     /// message too short to name a service.
-    public static func refusal<Frames: WireFrames>(_ frames: Frames, at start: Int, body: [UInt8]) -> WireFrameList? {
+    package static func refusal<Frames: WireFrames>(_ frames: Frames, at start: Int, body: [UInt8]) -> WireFrameList? {
         guard let signature = signatureIndex(frames, at: start) else { return nil }
         let header = frames.frame(at: signature)
         guard header.starts(with: Array("MDPC".utf8)) else { return nil }

@@ -1,14 +1,14 @@
 /// The Majordomo worker protocols spoken on the workers socket.
-public enum MajordomoWorkerVersion: String, Hashable, Sendable {
+package enum MajordomoWorkerVersion: String, Hashable, Sendable {
     /// MDP/0.1 (ZeroMQ RFC 7), as the zguide's `mdwrkapi` speaks it.
     case v01 = "MDPW01"
     /// MDP/0.2 (ZeroMQ RFC 18), as Python's `majortomo` `Worker` speaks it.
     case v02 = "MDPW02"
 
     /// The signature frame.
-    public var header: [UInt8] { Array(rawValue.utf8) }
+    package var header: [UInt8] { Array(rawValue.utf8) }
     /// `MDP/0.1` or `MDP/0.2`, for people.
-    public var name: String { self == .v01 ? "MDP/0.1" : "MDP/0.2" }
+    package var name: String { self == .v01 ? "MDP/0.1" : "MDP/0.2" }
     /// The command bytes that differ between the versions.
     var heartbeat: UInt8 { self == .v01 ? 0x04 : 0x05 }
     var disconnect: UInt8 { self == .v01 ? 0x05 : 0x06 }
@@ -22,7 +22,7 @@ public enum MajordomoWorkerVersion: String, Hashable, Sendable {
 ///   HEARTBEAT `0x04` · DISCONNECT `0x05`;
 /// - MDP/0.2: READY `0x01`: service · PARTIAL `0x03` and FINAL `0x04`: client address, empty,
 ///   body frames · HEARTBEAT `0x05` · DISCONNECT `0x06`.
-public enum MajordomoWorkerMessage: Hashable, Sendable {
+package enum MajordomoWorkerMessage: Hashable, Sendable {
     /// The worker serves `service`, an ActionBus action name.
     case ready(service: String)
     /// The answer to the REQUEST sent with `clientAddress` (the coordinator's request id):
@@ -37,11 +37,11 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
     case disconnect
 
     /// The MDP/0.1 worker signature frame.
-    public static let workerHeader: [UInt8] = MajordomoWorkerVersion.v01.header
+    package static let workerHeader: [UInt8] = MajordomoWorkerVersion.v01.header
 
     /// Whether the frames from `start` are a Majordomo worker's (`"MDPW"`, any version), with
     /// or without the empty first frame.
-    public static func matches<Frames: WireFrames>(_ frames: Frames, at start: Int) -> Bool {
+    package static func matches<Frames: WireFrames>(_ frames: Frames, at start: Int) -> Bool {
         guard let signature = MajordomoRequest.signatureIndex(frames, at: start) else { return false }
         return frames.frame(at: signature).starts(with: workerFamily)
     }
@@ -49,7 +49,7 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
     private static let workerFamily = Array("MDPW".utf8)
 
     /// The version the frames from `start` speak, when it is one spoken here.
-    public static func version<Frames: WireFrames>(_ frames: Frames, at start: Int) -> MajordomoWorkerVersion? {
+    package static func version<Frames: WireFrames>(_ frames: Frames, at start: Int) -> MajordomoWorkerVersion? {
         guard let signature = MajordomoRequest.signatureIndex(frames, at: start) else { return nil }
         return MajordomoWorkerVersion(rawValue: String(decoding: frames.frame(at: signature), as: UTF8.self))
     }
@@ -59,7 +59,7 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
     /// - Throws: ``WireError`` `unsupportedVersion` for another MDPW version, `unknownCommand`
     ///   for a command a worker does not send, `truncated`/`extraFrames` for a wrong frame
     ///   count, and the name rule's errors for the service.
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int, limits: WireLimits = WireLimits()
     ) throws(WireError) -> MajordomoWorkerMessage {
         guard let signature = MajordomoRequest.signatureIndex(frames, at: start) else {
@@ -129,7 +129,7 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
 
     /// Appends a REQUEST for a Majordomo worker (after the routing id): the client address it
     /// must echo in its reply, and the body.
-    public static func encodeRequest<Writer: WireFrameWriter, Body: Sequence<UInt8>>(
+    package static func encodeRequest<Writer: WireFrameWriter, Body: Sequence<UInt8>>(
         clientAddress: String, body: Body, version: MajordomoWorkerVersion = .v01, into writer: inout Writer
     ) {
         writer.appendEmpty()
@@ -141,14 +141,14 @@ public enum MajordomoWorkerMessage: Hashable, Sendable {
     }
 
     /// Appends a HEARTBEAT for a Majordomo worker.
-    public static func encodeHeartbeat<Writer: WireFrameWriter>(version: MajordomoWorkerVersion = .v01, into writer: inout Writer) {
+    package static func encodeHeartbeat<Writer: WireFrameWriter>(version: MajordomoWorkerVersion = .v01, into writer: inout Writer) {
         writer.appendEmpty()
         writer.append(version.header)
         writer.append([version.heartbeat])
     }
 
     /// Appends a DISCONNECT for a Majordomo worker: it reconnects and sends READY again.
-    public static func encodeDisconnect<Writer: WireFrameWriter>(version: MajordomoWorkerVersion = .v01, into writer: inout Writer) {
+    package static func encodeDisconnect<Writer: WireFrameWriter>(version: MajordomoWorkerVersion = .v01, into writer: inout Writer) {
         writer.appendEmpty()
         writer.append(version.header)
         writer.append([version.disconnect])

@@ -10,14 +10,14 @@
 /// embedded as they are; other content types are embedded as a string. A nested perform (an
 /// action an action performed on its worker) adds `"nested":true`, and an outcome of a session
 /// that is not user-initiated `"userInitiated":false`.
-public enum OutcomeJSON {
+package enum OutcomeJSON {
     /// The outcome as one line of JSON, with `sequence` when it came from the stream.
     ///
     /// Made twice over: once to measure it, once to write it into an array of exactly that size.
     /// The coordinator makes one per Majordomo reply and every stream subscriber one per event:
     /// appended piece by piece (a key, its quotes, its colon, each an append), it was a sixth of
     /// a subscriber's CPU.
-    public static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
+    package static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
         var size = JSONSize()
         write(outcome, sequence: sequence, into: &size)
         return [UInt8](unsafeUninitializedCapacity: size.count) { buffer, initialized in
@@ -28,7 +28,7 @@ public enum OutcomeJSON {
     }
 
     /// A bare error object, for replies that are not an outcome.
-    public static func encodeError(code: String, message: String) -> [UInt8] {
+    package static func encodeError(code: String, message: String) -> [UInt8] {
         var size = JSONSize()
         size.raw("{")
         writeFailure(code: code, message: message, into: &size)

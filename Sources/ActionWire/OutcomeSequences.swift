@@ -3,9 +3,9 @@
 /// A subscriber that filters by session sees only that session's outcomes, so a single
 /// stream-wide counter would show gaps that are not losses. Each scope has its own counter:
 /// the subscriber checks the one matching its filter, and any jump in it is a real drop.
-public struct OutcomeSequences: Sendable, Hashable {
+package struct OutcomeSequences: Sendable, Hashable {
     /// The filter scopes that have a counter.
-    public enum Scope: Int, Sendable, CaseIterable {
+    package enum Scope: Int, Sendable, CaseIterable {
         /// Every outcome.
         case all
         /// Outcomes of one feature.
@@ -21,16 +21,16 @@ public struct OutcomeSequences: Sendable, Hashable {
     }
 
     /// The counters, indexed by ``Scope``.
-    public var values: [UInt64]
+    package var values: [UInt64]
 
     /// Sequence numbers in ``Scope`` order.
-    public init(_ values: [UInt64]) {
+    package init(_ values: [UInt64]) {
         precondition(values.count == Scope.allCases.count)
         self.values = values
     }
 
     /// The number for `scope`.
-    public subscript(scope: Scope) -> UInt64 { values[scope.rawValue] }
+    package subscript(scope: Scope) -> UInt64 { values[scope.rawValue] }
 
     static let byteCount = Scope.allCases.count * 8
 

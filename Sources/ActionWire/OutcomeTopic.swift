@@ -5,14 +5,14 @@
 /// `"A␟Feature␟action␟session␟"` and a session-first topic `"S␟session␟Feature␟action␟"`
 /// (␟ is the unit separator 0x1F, which names may not contain). Every combination of filters
 /// is then a prefix of one of them.
-public enum OutcomeTopic {
+package enum OutcomeTopic {
     /// The separator between topic parts.
-    public static let separator: UInt8 = 0x1F
+    package static let separator: UInt8 = 0x1F
 
     /// The subscription prefix for a filter; `nil` parts match anything.
     ///
     /// An `action` is either `Feature.action` or a bare action name used with `feature`.
-    public static func prefix(feature: String? = nil, action: String? = nil, session: String? = nil) -> [UInt8] {
+    package static func prefix(feature: String? = nil, action: String? = nil, session: String? = nil) -> [UInt8] {
         var feature = feature
         var actionName = action
         if let action, let dot = action.firstIndex(of: ".") {
@@ -39,7 +39,7 @@ public enum OutcomeTopic {
     /// The subscription prefix for began events (``BeganEvent``) with a filter: the same parts
     /// as ``prefix(feature:action:session:)`` under `B` (action first) or `b` (session first), so
     /// a subscriber to outcomes gets none of them unless it asks.
-    public static func beganPrefix(feature: String? = nil, action: String? = nil, session: String? = nil) -> [UInt8] {
+    package static func beganPrefix(feature: String? = nil, action: String? = nil, session: String? = nil) -> [UInt8] {
         var prefix = self.prefix(feature: feature, action: action, session: session)
         prefix[0] = prefix[0] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "b")
         return prefix
@@ -47,7 +47,7 @@ public enum OutcomeTopic {
 
     /// The two topics a began event is published under: `B␟Feature␟action␟session␟` and
     /// `b␟session␟Feature␟action␟`.
-    public static func beganTopics(for event: BeganEvent) -> (byAction: [UInt8], bySession: [UInt8]) {
+    package static func beganTopics(for event: BeganEvent) -> (byAction: [UInt8], bySession: [UInt8]) {
         topics("B", "b", action: event.action, session: event.session)
     }
 
@@ -79,17 +79,17 @@ public enum OutcomeTopic {
     }
 
     /// Whether a subscription prefix matches began events' topics (the empty prefix matches all).
-    public static func matchesBegan(_ prefix: [UInt8]) -> Bool {
+    package static func matchesBegan(_ prefix: [UInt8]) -> Bool {
         prefix.first.map { $0 == UInt8(ascii: "B") || $0 == UInt8(ascii: "b") } ?? true
     }
 
     /// The two topics an outcome is published under.
-    public static func topics(for outcome: WireOutcome) -> (byAction: [UInt8], bySession: [UInt8]) {
+    package static func topics(for outcome: WireOutcome) -> (byAction: [UInt8], bySession: [UInt8]) {
         topics("A", "S", action: outcome.action, session: outcome.session)
     }
 
     /// Which sequence number a subscriber with this filter checks for gaps.
-    public static func scope(feature: String?, action: String?, session: String?) -> OutcomeSequences.Scope {
+    package static func scope(feature: String?, action: String?, session: String?) -> OutcomeSequences.Scope {
         // A bare action name without a feature filters nothing (``prefix`` ignores it).
         let hasAction = action.map { WireName.isActionName($0) || feature != nil } ?? false
         let hasFeature = feature != nil || hasAction

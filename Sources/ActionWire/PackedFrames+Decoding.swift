@@ -7,7 +7,7 @@
 
 extension ClientMessage {
     /// ``decode(_:at:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> ClientMessage {
+    package static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> ClientMessage {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> ClientMessage { try decode(frames, at: start, limits: limits) }
         return try generic(frames)
     }
@@ -15,7 +15,7 @@ extension ClientMessage {
 
 extension ClientReply {
     /// ``decode(_:at:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> ClientReply {
+    package static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> ClientReply {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> ClientReply { try decode(frames, at: start, limits: limits) }
         return try generic(frames)
     }
@@ -23,7 +23,7 @@ extension ClientReply {
 
 extension WorkerMessage {
     /// ``decode(_:at:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> WorkerMessage {
+    package static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> WorkerMessage {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> WorkerMessage { try decode(frames, at: start, limits: limits) }
         return try generic(frames)
     }
@@ -31,7 +31,7 @@ extension WorkerMessage {
 
 extension WorkerInstruction {
     /// ``decode(_:at:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> WorkerInstruction {
+    package static func decode(_ frames: PackedFrames, at start: Int = 0, limits: WireLimits = WireLimits()) throws(WireError) -> WorkerInstruction {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> WorkerInstruction { try decode(frames, at: start, limits: limits) }
         return try generic(frames)
     }
@@ -39,7 +39,7 @@ extension WorkerInstruction {
 
 extension StreamMessage {
     /// ``decode(_:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, limits: WireLimits = WireLimits()) throws(WireError) -> StreamMessage {
+    package static func decode(_ frames: PackedFrames, limits: WireLimits = WireLimits()) throws(WireError) -> StreamMessage {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> StreamMessage { try decode(frames, limits: limits) }
         return try generic(frames)
     }
@@ -47,7 +47,7 @@ extension StreamMessage {
 
 extension MajordomoWorkerMessage {
     /// ``decode(_:at:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, at start: Int, limits: WireLimits = WireLimits()) throws(WireError) -> MajordomoWorkerMessage {
+    package static func decode(_ frames: PackedFrames, at start: Int, limits: WireLimits = WireLimits()) throws(WireError) -> MajordomoWorkerMessage {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> MajordomoWorkerMessage { try decode(frames, at: start, limits: limits) }
         return try generic(frames)
     }
@@ -55,7 +55,7 @@ extension MajordomoWorkerMessage {
 
 extension MajordomoRequest {
     /// ``decode(_:at:limits:)`` for a transport's buffer.
-    public static func decode(_ frames: PackedFrames, at start: Int, limits: WireLimits = WireLimits()) throws(WireError) -> MajordomoRequest {
+    package static func decode(_ frames: PackedFrames, at start: Int, limits: WireLimits = WireLimits()) throws(WireError) -> MajordomoRequest {
         func generic<Frames: WireFrames>(_ frames: Frames) throws(WireError) -> MajordomoRequest { try decode(frames, at: start, limits: limits) }
         return try generic(frames)
     }
@@ -63,7 +63,7 @@ extension MajordomoRequest {
 
 extension MajordomoRequest {
     /// ``matches(_:at:)`` for a transport's buffer.
-    public static func matches(_ frames: PackedFrames, at start: Int) -> Bool {
+    package static func matches(_ frames: PackedFrames, at start: Int) -> Bool {
         func generic<Frames: WireFrames>(_ frames: Frames) -> Bool { matches(frames, at: start) }
         return generic(frames)
     }
@@ -71,7 +71,7 @@ extension MajordomoRequest {
 
 extension MajordomoWorkerMessage {
     /// ``matches(_:at:)`` for a transport's buffer.
-    public static func matches(_ frames: PackedFrames, at start: Int) -> Bool {
+    package static func matches(_ frames: PackedFrames, at start: Int) -> Bool {
         func generic<Frames: WireFrames>(_ frames: Frames) -> Bool { matches(frames, at: start) }
         return generic(frames)
     }
@@ -79,7 +79,7 @@ extension MajordomoWorkerMessage {
 
 extension ClientMessage {
     /// ``encode(into:)`` for a transport's buffer.
-    public func encode(into frames: inout PackedFrames) {
+    package func encode(into frames: inout PackedFrames) {
         func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
         generic(&frames)
     }
@@ -87,7 +87,7 @@ extension ClientMessage {
 
 extension ClientReply {
     /// ``encode(into:)`` for a transport's buffer.
-    public func encode(into frames: inout PackedFrames) {
+    package func encode(into frames: inout PackedFrames) {
         func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
         generic(&frames)
     }
@@ -95,7 +95,7 @@ extension ClientReply {
 
 extension WorkerMessage {
     /// ``encode(into:)`` for a transport's buffer.
-    public func encode(into frames: inout PackedFrames) {
+    package func encode(into frames: inout PackedFrames) {
         func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
         generic(&frames)
     }
@@ -103,7 +103,7 @@ extension WorkerMessage {
 
 extension WorkerInstruction {
     /// ``encode(into:)`` for a transport's buffer.
-    public func encode(into frames: inout PackedFrames) {
+    package func encode(into frames: inout PackedFrames) {
         func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
         generic(&frames)
     }
@@ -111,7 +111,7 @@ extension WorkerInstruction {
 
 extension StreamMessage {
     /// ``encode(into:)`` for a transport's buffer.
-    public func encode(into frames: inout PackedFrames) {
+    package func encode(into frames: inout PackedFrames) {
         func generic<Writer: WireFrameWriter>(_ writer: inout Writer) { encode(into: &writer) }
         generic(&frames)
     }

@@ -6,7 +6,7 @@
 /// record is one frame and a message carries as many records as are ready.
 ///
 /// The record reads as ``WireFrames``, so the field codec (``FrameReader``) is the same for both.
-public struct PackedRecord: WireFrames {
+package struct PackedRecord: WireFrames {
     /// The most fields a record holds (an outcome has 7).
     static let maxFields = 8
 
@@ -17,13 +17,13 @@ public struct PackedRecord: WireFrames {
     /// A tuple read through a switch rather than an `InlineArray`: the array's subscript copied
     /// all its elements to the stack on every read, which was a tenth of decoding a record.
     private var ends: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     /// Splits `frame` into its fields.
     ///
     /// - Throws: ``WireError`` `truncated` when a length runs past the frame, `extraFrames`
     ///   when the frame holds more than ``maxFields`` fields.
-    public init(_ frame: ArraySlice<UInt8>, command: WireCommand) throws(WireError) {
+    package init(_ frame: ArraySlice<UInt8>, command: WireCommand) throws(WireError) {
         bytes = frame
         var offset = frame.startIndex
         while offset < frame.endIndex {
@@ -44,7 +44,7 @@ public struct PackedRecord: WireFrames {
         }
     }
 
-    public func frame(at index: Int) -> ArraySlice<UInt8> {
+    package func frame(at index: Int) -> ArraySlice<UInt8> {
         precondition(index >= 0 && index < count, "field \(index) of a record of \(count)")
         let start = (index == 0 ? bytes.startIndex : end(of: index - 1)) + 4
         return bytes[start..<end(of: index)]
@@ -144,7 +144,7 @@ struct PackedRecordWriter: WireFrameWriter {
 
 extension WireRequest {
     /// The request as one packed record frame.
-    public var packed: [UInt8] {
+    package var packed: [UInt8] {
         var writer = PackedRecordWriter(capacity: 24 + requestID.utf8.count + action.utf8.count + session.utf8.count + 4
                                         + contentType.utf8.count + input.count + 8)
         encode(into: &writer)
@@ -153,14 +153,14 @@ extension WireRequest {
 
     /// Appends the request as one packed record to `buffer` (a journal's, say), written in
     /// place; returns how many fields it has.
-    public func appendPacked(to buffer: inout [UInt8]) -> Int {
+    package func appendPacked(to buffer: inout [UInt8]) -> Int {
         PackedRecordWriter.appending(to: &buffer) { encode(into: &$0) }
     }
 
     /// The identity (request id, action, session) of a request record that does not decode as
     /// a whole (an input over the limit, say), so that it can be answered; `nil` when even
     /// those fields are not valid names.
-    public static func unpackIdentity(_ frame: ArraySlice<UInt8>) -> WireRequest? {
+    package static func unpackIdentity(_ frame: ArraySlice<UInt8>) -> WireRequest? {
         guard let record = try? PackedRecord(frame, command: .request), record.count >= 3,
               let requestID = try? WireName.validate(record.frame(at: 0), field: "request id"),
               let action = try? WireName.validate(record.frame(at: 1), field: "action"),
@@ -169,7 +169,7 @@ extension WireRequest {
     }
 
     /// Decodes a packed request record.
-    public static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireRequest {
+    package static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireRequest {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireRequest(reading: &reader) }
     }
 
@@ -178,7 +178,7 @@ extension WireRequest {
     /// beside it. For a reader that uses the input where it lies at once (the coordinator copies
     /// it into its pending request; a worker decodes it as the perform starts) and so need not
     /// make an array of it first.
-    public static func unpackLeavingInput(
+    package static func unpackLeavingInput(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
         var names = RepeatedNames()
@@ -188,7 +188,7 @@ extension WireRequest {
     /// ``unpackLeavingInput(_:command:limits:)`` for one of a message's records, in turn: an
     /// action or session equal to the one `names` remembers from the record before is taken
     /// from it.
-    public static func unpackLeavingInput(
+    package static func unpackLeavingInput(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
     ) throws(WireError) -> (request: WireRequest, input: ArraySlice<UInt8>) {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
@@ -199,7 +199,7 @@ extension WireRequest {
 
 extension WireOutcome {
     /// The outcome as one packed record frame.
-    public var packed: [UInt8] {
+    package var packed: [UInt8] {
         if let record { return record }
         var writer = PackedRecordWriter(capacity: 30 + byteCount)
         encode(into: &writer)
@@ -208,12 +208,12 @@ extension WireOutcome {
 
     /// Appends the outcome as one packed record to `buffer` (a journal's, say), written in
     /// place; returns how many fields it has.
-    public func appendPacked(to buffer: inout [UInt8]) -> Int {
+    package func appendPacked(to buffer: inout [UInt8]) -> Int {
         PackedRecordWriter.appending(to: &buffer) { $0.appendFields(of: self) }
     }
 
     /// Decodes a packed outcome record.
-    public static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireOutcome {
+    package static func unpack(_ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits) throws(WireError) -> WireOutcome {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in try WireOutcome(reading: &reader) }
     }
 }

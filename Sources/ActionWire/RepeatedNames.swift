@@ -10,7 +10,7 @@ import Darwin
 /// them, neither checked nor made again (each is a scan and, past 15 bytes, an allocation).
 ///
 /// Keep one for the records of one message: it holds a slice of the last message it saw.
-public struct RepeatedNames {
+package struct RepeatedNames {
     /// One field's last name: the bytes it was read from, and the name they made once checked.
     struct Remembered {
         private var bytes: ArraySlice<UInt8> = []
@@ -36,7 +36,7 @@ public struct RepeatedNames {
     var session = Remembered()
     var worker = Remembered()
 
-    public init() {}
+    package init() {}
 }
 
 extension FrameReader {

@@ -5,22 +5,22 @@
 /// A worker finishes a hundred outcomes a turn of its loop. Made as values first and written
 /// at the turn's end, each cost an allocation (the outcome's box), a retain and release of every
 /// field, and a second pass over all of them.
-public struct ResultBatchWriter: Sendable {
+package struct ResultBatchWriter: Sendable {
     /// The message being filled: a RESULT header and the records so far (none: no frames).
-    public private(set) var message = PackedFrames()
+    package private(set) var message = PackedFrames()
     /// How many records the message holds.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// The records' variable bytes, as ``WireBatching`` counts them.
     private var bytes = 0
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Appends the outcome of these values; when it would not fit in the message being filled,
     /// `sendFull` gets that message first, and this outcome starts the next. `sendFull` runs
     /// while the writer is being changed: it must send the message, not touch the writer.
-    public mutating func append(
+    package mutating func append(
         requestID: String, action: String, session: String, worker: String,
         closeActionStack: Bool, nested: Bool = false, userInitiated: Bool, result: WireOutcome.Result,
         sendFull: (PackedFrames) -> Void
@@ -37,7 +37,7 @@ public struct ResultBatchWriter: Sendable {
     }
 
     /// Appends `outcome`, as ``append(requestID:action:session:worker:closeActionStack:nested:userInitiated:result:sendFull:)`` does.
-    public mutating func append(_ outcome: WireOutcome, sendFull: (PackedFrames) -> Void) {
+    package mutating func append(_ outcome: WireOutcome, sendFull: (PackedFrames) -> Void) {
         startRecord(of: outcome.byteCount, sendFull: sendFull)
         message.appendRecord(outcome)
     }
@@ -55,7 +55,7 @@ public struct ResultBatchWriter: Sendable {
     }
 
     /// Empties the writer (after its message was sent), keeping its buffer's capacity.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         message.removeAll()
         count = 0
         bytes = 0

@@ -1,12 +1,12 @@
 /// One outcome on the stream with its sequence numbers.
-public struct OutcomeEvent: Sendable, Hashable {
+package struct OutcomeEvent: Sendable, Hashable {
     /// The outcome's numbers in each scope.
-    public var sequences: OutcomeSequences
+    package var sequences: OutcomeSequences
     /// The outcome.
-    public var outcome: WireOutcome
+    package var outcome: WireOutcome
 
     /// Creates an event.
-    public init(sequences: OutcomeSequences, outcome: WireOutcome) {
+    package init(sequences: OutcomeSequences, outcome: WireOutcome) {
         self.sequences = sequences
         self.outcome = outcome
     }
@@ -28,7 +28,7 @@ public struct OutcomeEvent: Sendable, Hashable {
 }
 
 /// What the coordinator publishes on the outcome stream.
-public enum StreamMessage: Sendable, Hashable {
+package enum StreamMessage: Sendable, Hashable {
     /// EVENT: topic, header, then the event as one packed record (its sequences, then the
     /// outcome's fields).
     case event(topic: [UInt8], sequences: OutcomeSequences, outcome: WireOutcome)
@@ -46,7 +46,7 @@ public enum StreamMessage: Sendable, Hashable {
     case began(topic: [UInt8], events: [BeganEvent])
 
     /// Appends the message's frames to `writer`.
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         switch self {
         case .event(let topic, let sequences, let outcome):
             writer.append(topic)
@@ -68,7 +68,7 @@ public enum StreamMessage: Sendable, Hashable {
     }
 
     /// Decodes a message received on a SUB socket.
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, limits: WireLimits = WireLimits()
     ) throws(WireError) -> StreamMessage {
         guard frames.count >= 2 else { throw WireError(.truncated, "stream message needs a topic and a header") }

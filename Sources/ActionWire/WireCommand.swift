@@ -1,5 +1,5 @@
 /// Every ActionBus command, as the last byte of the header frame.
-public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     // Client -> coordinator.
     /// Perform an action.
     case perform = 0x01
@@ -84,7 +84,7 @@ public enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// Requests that started running on a worker (opt-in topics).
     case beganEvent = 0x43
 
-    public var description: String { "\(self.name)(0x\(String(rawValue, radix: 16)))" }
+    package var description: String { "\(self.name)(0x\(String(rawValue, radix: 16)))" }
 
     private var name: String {
         switch self {

@@ -2,7 +2,7 @@
 ///
 /// The codec reads through this protocol so it needs no socket library; the transport makes
 /// its multipart buffer conform.
-public protocol WireFrames {
+package protocol WireFrames {
     /// The number of frames.
     var count: Int { get }
     /// The bytes of frame `index`.
@@ -10,7 +10,7 @@ public protocol WireFrames {
 }
 
 /// Write access to a multipart message being built.
-public protocol WireFrameWriter {
+package protocol WireFrameWriter {
     /// Appends a frame of bytes.
     mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8
     /// Appends a frame of UTF-8 text.
@@ -24,11 +24,11 @@ public protocol WireFrameWriter {
 }
 
 extension WireFrameWriter {
-    public mutating func appendRecord(_ outcome: WireOutcome) {
+    package mutating func appendRecord(_ outcome: WireOutcome) {
         append(outcome.packed)
     }
 
-    public mutating func appendRecord(_ request: WireRequest) {
+    package mutating func appendRecord(_ request: WireRequest) {
         append(request.packed)
     }
 }
@@ -39,28 +39,28 @@ extension WireFrameWriter {
 /// The codec's entry points take it as a concrete type: a generic decode or encode called from
 /// another module runs unspecialised, looking up the metadata of its generic types on every
 /// message and record, which cost a stream subscriber 14 % of its CPU.
-public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
-    public private(set) var bytes: [UInt8]
-    public private(set) var ends: [Int]
+package struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
+    package private(set) var bytes: [UInt8]
+    package private(set) var ends: [Int]
 
     /// Frames whose bytes are `bytes`, frame `i` ending at `ends[i]` (ascending).
-    public init(bytes: [UInt8] = [], ends: [Int] = []) {
+    package init(bytes: [UInt8] = [], ends: [Int] = []) {
         self.bytes = bytes
         self.ends = ends
     }
 
-    public var count: Int { ends.count }
+    package var count: Int { ends.count }
 
-    public func frame(at index: Int) -> ArraySlice<UInt8> {
+    package func frame(at index: Int) -> ArraySlice<UInt8> {
         bytes[range(of: index)]
     }
 
     /// Where frame `index` is in ``bytes``.
-    public func range(of index: Int) -> Range<Int> {
+    package func range(of index: Int) -> Range<Int> {
         (index == 0 ? 0 : ends[index - 1])..<ends[index]
     }
 
-    public mutating func append<Bytes: Sequence>(_ frame: Bytes) where Bytes.Element == UInt8 {
+    package mutating func append<Bytes: Sequence>(_ frame: Bytes) where Bytes.Element == UInt8 {
         // Called unspecialised (through the writer protocol, from generic code in another
         // module), appending a generic sequence looks up type metadata at every step; arrays,
         // slices and buffers lend their bytes and are copied whole.
@@ -69,22 +69,22 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
         ends.append(bytes.count)
     }
 
-    public mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         bytes.append(contentsOf: text.utf8)
         ends.append(bytes.count)
     }
 
-    public mutating func appendEmpty() {
+    package mutating func appendEmpty() {
         ends.append(bytes.count)
     }
 
     /// Writes the record's fields straight into the message's buffer: no array of its own
     /// for each outcome, copied in and freed again.
-    public mutating func appendRecord(_ outcome: WireOutcome) {
+    package mutating func appendRecord(_ outcome: WireOutcome) {
         appendRecord { $0.appendFields(of: outcome) }
     }
 
-    public mutating func appendRecord(_ request: WireRequest) {
+    package mutating func appendRecord(_ request: WireRequest) {
         appendRecord { request.encode(into: &$0) }
     }
 
@@ -96,7 +96,7 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
 
     /// Appends a frame of `count` bytes that `write` fills in place (every one of them): a
     /// record made straight into the message, with no array of its own.
-    public mutating func appendFrame(count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    package mutating func appendFrame(count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeMutableBufferPointer { all in
@@ -106,25 +106,25 @@ public struct PackedFrames: WireFrames, WireFrameWriter, Sendable {
     }
 
     /// Removes every frame, keeping the capacity for the next message.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
     }
 }
 
 /// A plain list of frames: the codec's own container, for tests, fuzzing and tools.
-public struct WireFrameList: WireFrames, WireFrameWriter, Equatable, Sendable {
+package struct WireFrameList: WireFrames, WireFrameWriter, Equatable, Sendable {
     /// The frames, in order.
-    public var frames: [[UInt8]]
+    package var frames: [[UInt8]]
 
     /// A list of the given frames.
-    public init(_ frames: [[UInt8]] = []) { self.frames = frames }
+    package init(_ frames: [[UInt8]] = []) { self.frames = frames }
 
-    public var count: Int { frames.count }
-    public func frame(at index: Int) -> ArraySlice<UInt8> { frames[index][...] }
-    public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package var count: Int { frames.count }
+    package func frame(at index: Int) -> ArraySlice<UInt8> { frames[index][...] }
+    package mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         frames.append(Array(bytes))
     }
-    public mutating func append(_ text: String) { frames.append(Array(text.utf8)) }
-    public mutating func appendEmpty() { frames.append([]) }
+    package mutating func append(_ text: String) { frames.append(Array(text.utf8)) }
+    package mutating func appendEmpty() { frames.append([]) }
 }

@@ -1,17 +1,17 @@
 /// The first frame of every ActionBus message: `"ABUS"`, the protocol version, the command.
-public enum WireHeader {
+package enum WireHeader {
     /// The four signature bytes, `"ABUS"`.
-    public static let signature: [UInt8] = Array("ABUS".utf8)
+    package static let signature: [UInt8] = Array("ABUS".utf8)
     /// The protocol version this codec speaks: 5 since a message's frames travel packed into
     /// one (``WirePacking``) (4 ended sessions over the bus, said whether a user initiated a
     /// request and whether an action performed an outcome; 3 packed requests and outcomes into
     /// records, several to a message; 2 added ACCEPTED with many request ids and ACK).
-    public static let version: UInt8 = 5
+    package static let version: UInt8 = 5
     /// The header's size in bytes.
-    public static let size = 6
+    package static let size = 6
 
     /// The header frame for `command`.
-    public static func bytes(_ command: WireCommand) -> [UInt8] {
+    package static func bytes(_ command: WireCommand) -> [UInt8] {
         frames[Int(command.rawValue)]
     }
 
@@ -19,14 +19,14 @@ public enum WireHeader {
     private static let frames: [[UInt8]] = (0...255).map { signature + [version, UInt8($0)] }
 
     /// Whether `frame` starts with the ActionBus signature (whatever its version).
-    public static func hasSignature(_ frame: ArraySlice<UInt8>) -> Bool {
+    package static func hasSignature(_ frame: ArraySlice<UInt8>) -> Bool {
         frame.count >= 4 && frame.prefix(4).elementsEqual(signature)
     }
 
     /// The command in a header frame.
     ///
     /// - Throws: ``WireError`` `badSignature`, `unsupportedVersion` or `unknownCommand`.
-    public static func command(in frame: ArraySlice<UInt8>) throws(WireError) -> WireCommand {
+    package static func command(in frame: ArraySlice<UInt8>) throws(WireError) -> WireCommand {
         guard hasSignature(frame) else {
             throw WireError(.badSignature, "first frame is not an ActionBus header")
         }

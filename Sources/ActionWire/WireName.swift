@@ -5,12 +5,12 @@
 /// (below 0x20, or 0x7F): the outcome stream separates topic parts with 0x1F, and the journal
 /// replays only what this rule accepts, so a name that slipped past it could forge topics or
 /// make a journal unreadable.
-public enum WireName {
+package enum WireName {
     /// The name in `bytes` as text, or the reason it is not a valid name.
     ///
     /// - Parameter field: what the name is, as error messages call it (`"PERFORM action"`);
     ///   made only for an error message, never on the path that accepts.
-    public static func validate<Bytes: Collection<UInt8>>(
+    package static func validate<Bytes: Collection<UInt8>>(
         _ bytes: Bytes, field: @autoclosure () -> String, limits: WireLimits = WireLimits(), allowEmpty: Bool = false
     ) throws(WireError) -> String {
         try check(bytes, field: field(), limits: limits, allowEmpty: allowEmpty)
@@ -22,12 +22,12 @@ public enum WireName {
     ///
     /// A scan of its UTF-8: `String.contains(".")` goes through Foundation's `NSString` search
     /// wherever Foundation is imported, which cost a client 2 % of its CPU per request.
-    public static func isActionName(_ name: String) -> Bool {
+    package static func isActionName(_ name: String) -> Bool {
         name.utf8.contains(UInt8(ascii: "."))
     }
 
     /// Checks `text` by the rule without making anything (a sender checking before it sends).
-    public static func check(_ text: String, field: @autoclosure () -> String, allowEmpty: Bool = false) throws(WireError) {
+    package static func check(_ text: String, field: @autoclosure () -> String, allowEmpty: Bool = false) throws(WireError) {
         var text = text
         var failure: WireError?
         // Native strings are contiguous UTF-8: the scan reads them in place.
@@ -39,7 +39,7 @@ public enum WireName {
 
     /// Whether `bytes` is a non-empty name by the rule, within `limits`: what a decoder taking
     /// it as a name would accept, for a reader that keeps the bytes rather than a `String`.
-    public static func isValid(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) -> Bool {
+    package static func isValid(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) -> Bool {
         // As typed bytes, which the check scans in place.
         let typed = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         return (try? check(typed, field: "", limits: limits, allowEmpty: false)) != nil

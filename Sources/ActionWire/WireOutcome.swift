@@ -191,7 +191,7 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     /// A failure decided by the bus itself (unknown action, overloaded, timed out...).
-    public static func failure(for request: WireRequest, code: String, message: String, worker: String = "") -> WireOutcome {
+    package static func failure(for request: WireRequest, code: String, message: String, worker: String = "") -> WireOutcome {
         WireOutcome(
             requestID: request.requestID, action: request.action, session: request.session, worker: worker,
             closeActionStack: false, userInitiated: request.userInitiated, result: .failure(code: code, message: message)
@@ -213,7 +213,7 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// Calls `body` with a success's content type and output, read in place (a forwarded
     /// outcome's in its record); `nil`, without calling it, for a failure.
-    public func withSuccessOutput<R>(_ body: (_ contentType: String, _ output: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+    package func withSuccessOutput<R>(_ body: (_ contentType: String, _ output: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         if let (contentType, range) = forwardedOutput {
             return try withRecord { try body(contentType, UnsafeRawBufferPointer(rebasing: $0[range])) }
         }
@@ -228,7 +228,7 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     /// About how many bytes the outcome takes on the wire (its variable fields).
-    public var byteCount: Int {
+    package var byteCount: Int {
         if let recordCount = fields({ $0.pointee.recordCount }) { return recordCount }
         return Self.byteCount(requestID: requestID, action: action, session: session, worker: worker, result: fields { $0.pointee.storedResult })
     }
@@ -239,7 +239,7 @@ public struct WireOutcome: Sendable, Hashable {
     }
 
     /// The feature part of the action name.
-    public var feature: Substring { OutcomeTopic.split(action).feature }
+    package var feature: Substring { OutcomeTopic.split(action).feature }
 
     static let frameCount = 7
 
@@ -253,7 +253,7 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// Appends the outcome's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         Self.encode(
             requestID: requestID, action: action, session: session, worker: worker,
             statusFlags: statusFlags, result: result, into: &writer
@@ -289,7 +289,7 @@ public struct WireOutcome: Sendable, Hashable {
 
     /// Decodes the outcome's fields from `frames` starting at `start` (no header), checking
     /// every field as the wire codec does and that no frame is left over.
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         fields frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
     ) throws(WireError) -> WireOutcome {
         var reader = FrameReader(frames, at: start, limits: limits, command: .outcome)
@@ -351,7 +351,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// Decodes a packed outcome record that is to be sent on (a worker's RESULT, which the
     /// coordinator forwards as an OUTCOME): the outcome keeps the record's bytes, which are what
     /// it sends, stores and publishes, and reads its output from them.
-    public static func unpackForwarding(
+    package static func unpackForwarding(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits
     ) throws(WireError) -> WireOutcome {
         var names = RepeatedNames()
@@ -361,7 +361,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// ``unpack(_:command:limits:)`` for one of a message's records, in turn (a client reading
     /// an OUTCOME): an action, session or worker equal to the one `names` remembers from the
     /// record before is taken from it.
-    public static func unpack(
+    package static func unpack(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
     ) throws(WireError) -> WireOutcome {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in
@@ -372,7 +372,7 @@ public struct WireOutcome: Sendable, Hashable {
     /// ``unpackForwarding(_:command:limits:)`` for one of a message's records, in turn: an
     /// action, session or worker equal to the one `names` remembers from the record before is
     /// taken from it.
-    public static func unpackForwarding(
+    package static func unpackForwarding(
         _ frame: ArraySlice<UInt8>, command: WireCommand, limits: WireLimits, names: inout RepeatedNames
     ) throws(WireError) -> WireOutcome {
         try PackedRecord.read(frame, command: command, limits: limits) { (reader) throws(WireError) in

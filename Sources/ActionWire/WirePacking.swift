@@ -7,9 +7,9 @@
 /// a message. The codec still reads and writes a message as frames (``WireFrames``): packing
 /// happens at the socket, and receivers take a message either way (a packed one is recognised
 /// by its header's version and size), so a peer or a test may still send frame by frame.
-public enum WirePacking {
+package enum WirePacking {
     /// The most frames one packed message may hold: a FEATURES message, the largest, has 8194.
-    public static let maxFrames = 16_384
+    package static let maxFrames = 16_384
 
     /// The largest frame a bus socket takes (`ZMQ_MAXMSGSIZE`, which libzmq applies to each
     /// frame) when its peers may send bodies of up to `maxMessageBytes`: a packed message holds
@@ -19,7 +19,7 @@ public enum WirePacking {
     /// or a list of names: READY, SWITCHES or FEATURES (``largestNameList``, 1.03 MiB). Past it
     /// libzmq drops the connection, and a sender would send the same again on reconnecting:
     /// hence the room to spare.
-    public static func maxFrameBytes(maxMessageBytes: Int) -> Int64 {
+    package static func maxFrameBytes(maxMessageBytes: Int) -> Int64 {
         Int64(max(max(maxMessageBytes, WireBatching.maxBytes) + 512 * 1024, largestNameList))
     }
 
@@ -32,7 +32,7 @@ public enum WirePacking {
     }()
 
     /// Whether `frame` is a packed message: an ActionBus header of this version with more after it.
-    public static func isPacked(_ frame: UnsafeRawBufferPointer) -> Bool {
+    package static func isPacked(_ frame: UnsafeRawBufferPointer) -> Bool {
         frame.count > WireHeader.size
             && frame.loadUnaligned(as: UInt32.self) == signatureWord
             && frame[4] == WireHeader.version
@@ -41,7 +41,7 @@ public enum WirePacking {
     /// Calls `body` with each frame `packed` holds, the header first, and returns `true`; returns
     /// `false` without calling it when the lengths do not add up to the frame's size exactly or
     /// there are more than ``maxFrames`` frames. The buffers are slices of `packed`.
-    public static func forEachFrame(in packed: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+    package static func forEachFrame(in packed: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         guard packed.count >= WireHeader.size else { return false }
         // Checked whole before the first frame is handed over: a receiver gets all or nothing.
         var offset = WireHeader.size, frames = 1
@@ -70,7 +70,7 @@ public enum WirePacking {
 
     /// The frames `packed` holds (``forEachFrame(in:_:)``) as a list; `nil` when it is not a
     /// well-formed packed message. For tests and tools.
-    public static func unpack(_ packed: [UInt8]) -> WireFrameList? {
+    package static func unpack(_ packed: [UInt8]) -> WireFrameList? {
         var frames = WireFrameList()
         let unpacked = packed.withUnsafeBytes { bytes in
             isPacked(bytes) && forEachFrame(in: bytes) { frames.append($0) }
@@ -81,7 +81,7 @@ public enum WirePacking {
     /// The frames of `frames` from `start` on, packed into one (the frame at `start` is the
     /// header). For tests and tools; senders pack straight into the message they send
     /// (``PackedFrames/pack(from:into:)``).
-    public static func pack(_ frames: some WireFrames, from start: Int = 0) -> [UInt8] {
+    package static func pack(_ frames: some WireFrames, from start: Int = 0) -> [UInt8] {
         var message = PackedFrames()
         for index in start..<frames.count { message.append(frames.frame(at: index)) }
         let count = message.packedCount(from: 0)
@@ -97,7 +97,7 @@ public enum WirePacking {
 
 extension PackedFrames {
     /// How many bytes the frames from `start` on take packed into one (``WirePacking``).
-    public func packedCount(from start: Int) -> Int {
+    package func packedCount(from start: Int) -> Int {
         precondition(start < count, "a packed message has at least its header")
         return bytes.count - range(of: start).lowerBound + 4 * (count - start - 1)
     }
@@ -105,7 +105,7 @@ extension PackedFrames {
     /// Writes the frames from `start` on into `buffer`, packed (``WirePacking``); `buffer` must
     /// hold exactly ``packedCount(from:)`` bytes: a message's own buffer, so that the bytes are
     /// copied once, as sending them frame by frame did.
-    public func pack(from start: Int, into buffer: UnsafeMutableRawBufferPointer) {
+    package func pack(from start: Int, into buffer: UnsafeMutableRawBufferPointer) {
         precondition(buffer.count == packedCount(from: start), "a packed message fills its buffer exactly")
         bytes.withUnsafeBytes { source in
             var offset = 0

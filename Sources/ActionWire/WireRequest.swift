@@ -4,31 +4,31 @@
 /// Frames: request id, action, session, timeout (u32 ms, big-endian; 0 means the receiver's
 /// default), content type, input, and a seventh, flags (one byte; bit 0 = not user-initiated),
 /// only when a flag is set.
-public struct WireRequest: Sendable, Hashable {
+package struct WireRequest: Sendable, Hashable {
     /// The request's identity: unique per client (client id + sequence, or an idempotency key).
-    public var requestID: String
+    package var requestID: String
     /// The full action name, `Feature.action`.
-    public var action: String
+    package var action: String
     /// The session the action runs in; empty for the worker's default session.
-    public var session: String
+    package var session: String
     /// How long the request may take, in milliseconds; 0 for the receiver's default.
-    public var timeoutMilliseconds: UInt32
+    package var timeoutMilliseconds: UInt32
     /// The input's content type, `application/json` by default.
-    public var contentType: String
+    package var contentType: String
     /// The encoded input.
-    public var input: [UInt8]
+    package var input: [UInt8]
     /// Whether a user asked for it (Flint's `userInitiatedActions`): the worker's session and the
     /// coordinator's action stacks say so. False for work a program does on its own.
-    public var userInitiated: Bool
+    package var userInitiated: Bool
 
     /// The content type of JSON payloads.
-    public static let json = "application/json"
+    package static let json = "application/json"
     /// ``json`` as bytes, to compare frames with.
     static let jsonBytes: [UInt8] = Array(json.utf8)
 
     /// A duration as the timeout frame carries it: whole milliseconds, rounded up so a deadline
     /// is never shortened, at least 1 (0 would mean "the default"), clamped to `UInt32`.
-    public static func timeoutMilliseconds(_ duration: Duration) -> UInt32 {
+    package static func timeoutMilliseconds(_ duration: Duration) -> UInt32 {
         let (seconds, attoseconds) = duration.components
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return UInt32(clamping: max(1, milliseconds))
@@ -36,14 +36,14 @@ public struct WireRequest: Sendable, Hashable {
 
     /// ``timeoutMilliseconds(_:)`` of a duration in nanoseconds: integer arithmetic where a
     /// `Duration`'s is 128-bit, for a coordinator that sends one per request.
-    public static func timeoutMilliseconds(nanoseconds: Int64) -> UInt32 {
+    package static func timeoutMilliseconds(nanoseconds: Int64) -> UInt32 {
         guard nanoseconds > 0 else { return 1 }
         let (milliseconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
         return UInt32(clamping: max(1, remainder > 0 ? milliseconds + 1 : milliseconds))
     }
 
     /// Creates a request.
-    public init(
+    package init(
         requestID: String,
         action: String,
         session: String = "",
@@ -62,16 +62,16 @@ public struct WireRequest: Sendable, Hashable {
     }
 
     /// How many fields (frames, or packed fields) a request has without its optional flags.
-    public static let frameCount = 6
+    package static let frameCount = 6
 
     /// The flags field's bit for a request that is not user-initiated.
     static let notUserInitiatedFlag: UInt8 = 1
     /// The flags field of a request that is not user-initiated (the only flag there is).
-    public static let notUserInitiatedFlags: UInt8 = notUserInitiatedFlag
+    package static let notUserInitiatedFlags: UInt8 = notUserInitiatedFlag
 
     /// Appends the request's fields, one frame each, without a command header (as they follow
     /// the header on the wire; the coordinator's journal stores them the same way).
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         writer.append(requestID)
         writer.append(action)
         writer.append(session)
@@ -83,7 +83,7 @@ public struct WireRequest: Sendable, Hashable {
 
     /// Decodes the request's fields from `frames` starting at `start` (no header), checking
     /// every field as the wire codec does and that no frame is left over.
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         fields frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
     ) throws(WireError) -> WireRequest {
         var reader = FrameReader(frames, at: start, limits: limits, command: .perform)

@@ -1,14 +1,14 @@
 /// What a worker announces when it registers.
-public struct WorkerRegistration: Sendable, Hashable {
+package struct WorkerRegistration: Sendable, Hashable {
     /// The worker's name, shown in outcomes (host and pid by default).
-    public var name: String
+    package var name: String
     /// How many requests it runs at once.
-    public var credits: UInt32
+    package var credits: UInt32
     /// The full names of the actions it serves.
-    public var actions: [String]
+    package var actions: [String]
 
     /// Creates a registration.
-    public init(name: String, credits: UInt32, actions: [String]) {
+    package init(name: String, credits: UInt32, actions: [String]) {
         self.name = name
         self.credits = credits
         self.actions = actions
@@ -16,7 +16,7 @@ public struct WorkerRegistration: Sendable, Hashable {
 }
 
 /// What a worker sends to the coordinator's workers socket.
-public enum WorkerMessage: Sendable, Hashable {
+package enum WorkerMessage: Sendable, Hashable {
     /// READY: header, name, credits (u32), then one frame per action name.
     case ready(WorkerRegistration)
     /// RESULT: header, then the outcome as one packed record (``PackedRecord``); returns one
@@ -39,7 +39,7 @@ public enum WorkerMessage: Sendable, Hashable {
     case catalog(json: [UInt8])
 
     /// Appends the message's frames to `writer`.
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         switch self {
         case .ready(let registration):
             writer.append(WireHeader.bytes(.ready))
@@ -68,7 +68,7 @@ public enum WorkerMessage: Sendable, Hashable {
     }
 
     /// Decodes the message starting at frame `start` (after the routing id).
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
     ) throws(WireError) -> WorkerMessage {
         guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }
@@ -109,7 +109,7 @@ public enum WorkerMessage: Sendable, Hashable {
 }
 
 /// What the coordinator sends to a worker.
-public enum WorkerInstruction: Sendable, Hashable {
+package enum WorkerInstruction: Sendable, Hashable {
     /// REQUEST: header, then the request as one packed record (``PackedRecord``; its timeout
     /// is the time left).
     case request(WireRequest)
@@ -144,7 +144,7 @@ public enum WorkerInstruction: Sendable, Hashable {
     case reporting(began: Bool)
 
     /// Appends the message's frames to `writer`.
-    public func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
+    package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
         switch self {
         case .request(let request):
             writer.append(WireHeader.bytes(.request))
@@ -183,7 +183,7 @@ public enum WorkerInstruction: Sendable, Hashable {
     }
 
     /// Decodes the message starting at frame `start`.
-    public static func decode<Frames: WireFrames>(
+    package static func decode<Frames: WireFrames>(
         _ frames: Frames, at start: Int = 0, limits: WireLimits = WireLimits()
     ) throws(WireError) -> WorkerInstruction {
         guard start < frames.count else { throw WireError(.truncated, "message has no header frame") }

@@ -1,15 +1,15 @@
 /// What a coordinator expects of its workers, sent in WELCOME: nothing is left to matching
 /// configuration files.
-public struct WorkerTerms: Sendable, Hashable {
+package struct WorkerTerms: Sendable, Hashable {
     /// The largest body (a result's output) the coordinator accepts, in bytes.
-    public var maxMessageBytes: UInt32
+    package var maxMessageBytes: UInt32
     /// How often the worker heartbeats, in milliseconds.
-    public var heartbeatMilliseconds: UInt32
+    package var heartbeatMilliseconds: UInt32
     /// Heartbeat intervals of coordinator silence after which the worker reconnects.
-    public var heartbeatLiveness: UInt32
+    package var heartbeatLiveness: UInt32
 
     /// Creates terms.
-    public init(maxMessageBytes: UInt32, heartbeatMilliseconds: UInt32, heartbeatLiveness: UInt32) {
+    package init(maxMessageBytes: UInt32, heartbeatMilliseconds: UInt32, heartbeatLiveness: UInt32) {
         self.maxMessageBytes = maxMessageBytes
         self.heartbeatMilliseconds = heartbeatMilliseconds
         self.heartbeatLiveness = heartbeatLiveness

@@ -16,18 +16,18 @@ import Darwin
 ///
 /// Inlinable throughout: used from every module of the bus, it would otherwise run there
 /// unspecialised, looking up its generic metadata on each call.
-public struct Locked<Value>: @unchecked Sendable {
+package struct Locked<Value>: @unchecked Sendable {
     @usableFromInline let storage: LockedStorage<Value>
 
     /// Guards `value`.
     @inlinable
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         storage = LockedStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
     @inlinable
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try storage.withLock(body)
     }
 }

@@ -5,7 +5,7 @@ import Locking
 import Synchronization
 
 /// The owner of an ``IOLoop``'s sockets, living on the loop's thread.
-public protocol IOLoopDriver: AnyObject, SendableMetatype {
+package protocol IOLoopDriver: AnyObject, SendableMetatype {
     /// Called on the loop thread when the loop stops, before the runtime closes the sockets it
     /// polls; close any other sockets here.
     func ioLoopWillStop(_ runtime: IOLoopRuntime)
@@ -15,8 +15,8 @@ public protocol IOLoopDriver: AnyObject, SendableMetatype {
 }
 
 extension IOLoopDriver {
-    public func ioLoopWillStop(_ runtime: IOLoopRuntime) {}
-    public func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {}
+    package func ioLoopWillStop(_ runtime: IOLoopRuntime) {}
+    package func ioLoopDidFinishTurn(_ runtime: IOLoopRuntime) {}
 }
 
 /// A dedicated thread that alone owns a set of ZeroMQ sockets (like czmq's `zactor`).
@@ -32,7 +32,7 @@ extension IOLoopDriver {
 /// loop.execute { driver, _ in driver.send(outcome) }
 /// loop.stop()
 /// ```
-public final class IOLoop<Driver: IOLoopDriver>: Sendable {
+package final class IOLoop<Driver: IOLoopDriver>: Sendable {
     @usableFromInline typealias Job = @Sendable (Driver, IOLoopRuntime) -> Void
 
     @usableFromInline
@@ -45,7 +45,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     }
 
     /// The loop's name, also its thread's name.
-    public let name: String
+    package let name: String
     @usableFromInline let wake: WakeSignal
     @usableFromInline let state = Locked(State())
     /// The loop thread's identity (0 until it starts): an atomic, since every perform from a
@@ -58,7 +58,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// Starts the loop's thread and makes the driver on it.
     ///
     /// - Throws: whatever `makeDriver` throws; the thread has exited by then.
-    public convenience init(
+    package convenience init(
         name: String,
         context: ZMQContext,
         makeDriver: @escaping @Sendable (IOLoopRuntime) throws -> Driver
@@ -70,7 +70,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// so work finishing on other threads can come back to it with ``execute(_:)``.
     ///
     /// - Throws: whatever `makeDriver` throws; the thread has exited by then.
-    public init(
+    package init(
         name: String,
         context: ZMQContext,
         makeDriver: @escaping @Sendable (IOLoopRuntime, IOLoop<Driver>) throws -> Driver
@@ -113,7 +113,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// Inlinable, as ``executeHereOrQueue(_:)`` is, so that it is specialised for the driver in
     /// the module that calls it: every outcome a worker's actions finish comes back this way.
     @inlinable @discardableResult
-    public func execute(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
+    package func execute(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         let (accepted, mustRing) = state.withLock { state -> (Bool, Bool) in
             guard state.isAccepting else { return (false, false) }
             state.jobs.append(job)
@@ -131,7 +131,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// work that is already where it must run. The job then runs inside the driver's current
     /// call, so the driver must be in a state to take it there.
     @inlinable @discardableResult
-    public func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
+    package func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         if isCurrentThread, let (driver, runtime) = running {
             // Once the loop stops accepting (it is stopping: the driver is failing what it
             // holds), new work is refused here too, not slipped in behind its back.
@@ -144,14 +144,14 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
 
     /// Whether the caller runs on this loop's thread.
     @inlinable
-    public var isCurrentThread: Bool {
+    package var isCurrentThread: Bool {
         loopThread.load(ordering: .acquiring) == Self.currentThread
     }
 
     /// Stops the loop: queued jobs run, the driver closes its sockets, the thread exits.
     ///
     /// Called from another thread it waits for the exit; called on the loop thread it only asks.
-    public func stop() {
+    package func stop() {
         let alreadyStopping = state.withLock { state -> Bool in
             defer { state.isAccepting = false }
             return !state.isAccepting
@@ -164,7 +164,7 @@ public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     }
 
     /// Stops the loop without blocking a cooperative thread.
-    public func stop() async {
+    package func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 self.stop()

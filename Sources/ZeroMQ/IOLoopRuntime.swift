@@ -1,7 +1,7 @@
 import CZeroMQ
 
 /// Identifies a timer scheduled on an ``IOLoopRuntime``.
-public struct IOLoopTimerID: Hashable, Sendable {
+package struct IOLoopTimerID: Hashable, Sendable {
     let rawValue: Int
 }
 
@@ -9,7 +9,7 @@ public struct IOLoopTimerID: Hashable, Sendable {
 ///
 /// A runtime exists only on its loop's thread and is handed to the driver and to every job;
 /// it is not `Sendable`, so sockets registered with it never leave that thread.
-public final class IOLoopRuntime {
+package final class IOLoopRuntime {
     private struct Registration {
         let socket: Socket
         let onReadable: (Socket) -> Void
@@ -23,9 +23,9 @@ public final class IOLoopRuntime {
     }
 
     /// The context sockets of this loop are made from.
-    public let context: ZMQContext
+    package let context: ZMQContext
     /// The loop's name, also its thread's name.
-    public let name: String
+    package let name: String
 
     private let wakeDescriptor: Int32
     private var poller = Poller()
@@ -43,7 +43,7 @@ public final class IOLoopRuntime {
     }
 
     /// Makes a socket owned by this loop's thread.
-    public func makeSocket(_ type: SocketType) throws -> Socket {
+    package func makeSocket(_ type: SocketType) throws -> Socket {
         try Socket(context, type: type)
     }
 
@@ -51,14 +51,14 @@ public final class IOLoopRuntime {
     ///
     /// Polling is level-triggered: the handler may read a bounded batch and return; it is
     /// called again while input remains. The runtime closes registered sockets when it stops.
-    public func register(_ socket: Socket, onReadable: @escaping (Socket) -> Void) {
+    package func register(_ socket: Socket, onReadable: @escaping (Socket) -> Void) {
         poller.add(socket)
         registrations.append(Registration(socket: socket, onReadable: onReadable))
         generation += 1
     }
 
     /// Stops polling `socket` (it stays open).
-    public func unregister(_ socket: Socket) {
+    package func unregister(_ socket: Socket) {
         guard let index = registrations.firstIndex(where: { $0.socket === socket }) else { return }
         registrations.remove(at: index)
         poller.remove(at: index + 1)
@@ -67,7 +67,7 @@ public final class IOLoopRuntime {
 
     /// Runs `body` on the loop thread after `delay`, then every `interval` if one is given.
     @discardableResult
-    public func schedule(
+    package func schedule(
         after delay: Duration,
         repeating interval: Duration? = nil,
         _ body: @escaping () -> Void
@@ -79,12 +79,12 @@ public final class IOLoopRuntime {
     }
 
     /// Cancels a timer; cancelling a fired one-shot timer does nothing.
-    public func cancel(_ timer: IOLoopTimerID) {
+    package func cancel(_ timer: IOLoopTimerID) {
         timers.removeAll { $0.id == timer }
     }
 
     /// Asks the loop to stop after the current step.
-    public func stop() {
+    package func stop() {
         isStopRequested = true
     }
 

@@ -6,17 +6,17 @@ import CZeroMQ
 /// `Message` keeps the struct at one heap address for its whole life, cannot be copied, is
 /// consumed by ``Socket/send(_:options:)-(consuming Message,_)``, and closes the frame exactly
 /// once when it is dropped.
-public struct Message: ~Copyable {
+package struct Message: ~Copyable {
     let pointer: UnsafeMutablePointer<zmq_msg_t>
 
     /// An empty frame, ready to receive into.
-    public init() {
+    package init() {
         pointer = .allocate(capacity: 1)
         zmq_msg_init(pointer)
     }
 
     /// A frame holding a copy of `bytes`.
-    public init(bytes: UnsafeRawBufferPointer) throws {
+    package init(bytes: UnsafeRawBufferPointer) throws {
         pointer = try Message.allocate(size: bytes.count)
         if let base = bytes.baseAddress, bytes.count > 0 {
             zmq_msg_data(pointer).copyMemory(from: base, byteCount: bytes.count)
@@ -24,7 +24,7 @@ public struct Message: ~Copyable {
     }
 
     /// A frame holding a copy of `bytes`.
-    public init(_ bytes: [UInt8]) throws {
+    package init(_ bytes: [UInt8]) throws {
         pointer = try Message.allocate(size: bytes.count)
         let destination = zmq_msg_data(pointer)
         bytes.withUnsafeBytes { source in
@@ -35,7 +35,7 @@ public struct Message: ~Copyable {
     }
 
     /// A frame holding the UTF-8 bytes of `text`.
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         try self.init(Array(text.utf8))
     }
 
@@ -55,19 +55,19 @@ public struct Message: ~Copyable {
     }
 
     /// The number of bytes in the frame.
-    public var count: Int { zmq_msg_size(pointer) }
+    package var count: Int { zmq_msg_size(pointer) }
 
     /// Whether more frames of the same multipart message follow this one (after a receive).
-    public var hasMore: Bool { zmq_msg_more(pointer) != 0 }
+    package var hasMore: Bool { zmq_msg_more(pointer) != 0 }
 
     /// Calls `body` with the frame's bytes, valid only inside the call.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: zmq_msg_size(pointer)))
     }
 
     /// A copy of the frame's bytes.
-    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// The frame decoded as UTF-8, repairing invalid sequences.
-    public var string: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+    package var string: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 }

@@ -1,34 +1,34 @@
 import CZeroMQ
 
 /// Events a ``Poller`` waits for or reports.
-public struct PollEvents: OptionSet, Sendable {
-    public let rawValue: Int16
-    public init(rawValue: Int16) { self.rawValue = rawValue }
+package struct PollEvents: OptionSet, Sendable {
+    package let rawValue: Int16
+    package init(rawValue: Int16) { self.rawValue = rawValue }
     /// A message (or bytes, for a file descriptor) can be read.
-    public static let readable = PollEvents(rawValue: Int16(ZMQ_POLLIN))
+    package static let readable = PollEvents(rawValue: Int16(ZMQ_POLLIN))
     /// A message can be sent without blocking.
-    public static let writable = PollEvents(rawValue: Int16(ZMQ_POLLOUT))
+    package static let writable = PollEvents(rawValue: Int16(ZMQ_POLLOUT))
     /// An error condition (file descriptors only).
-    public static let error = PollEvents(rawValue: Int16(ZMQ_POLLERR))
+    package static let error = PollEvents(rawValue: Int16(ZMQ_POLLERR))
 }
 
 /// `zmq_poll` over several sockets and plain file descriptors.
 ///
 /// A poller belongs to the thread that owns its sockets. It keeps each socket alive while the
 /// socket is registered.
-public struct Poller {
+package struct Poller {
     private var items: [zmq_pollitem_t] = []
     private var sockets: [Socket?] = []
 
     /// An empty poller.
-    public init() {}
+    package init() {}
 
     /// The number of registered items.
-    public var count: Int { items.count }
+    package var count: Int { items.count }
 
     /// Registers `socket` and returns its index.
     @discardableResult
-    public mutating func add(_ socket: Socket, events: PollEvents = .readable) -> Int {
+    package mutating func add(_ socket: Socket, events: PollEvents = .readable) -> Int {
         items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: events.rawValue, revents: 0))
         sockets.append(socket)
         return items.count - 1
@@ -36,26 +36,26 @@ public struct Poller {
 
     /// Registers a file descriptor (an eventfd, a pipe) and returns its index.
     @discardableResult
-    public mutating func add(fileDescriptor: Int32, events: PollEvents = .readable) -> Int {
+    package mutating func add(fileDescriptor: Int32, events: PollEvents = .readable) -> Int {
         items.append(zmq_pollitem_t(socket: nil, fd: fileDescriptor, events: events.rawValue, revents: 0))
         sockets.append(nil)
         return items.count - 1
     }
 
     /// Removes the item at `index`; later indices shift down by one.
-    public mutating func remove(at index: Int) {
+    package mutating func remove(at index: Int) {
         items.remove(at: index)
         sockets.remove(at: index)
     }
 
     /// Removes every registered item.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         items.removeAll(keepingCapacity: true)
         sockets.removeAll(keepingCapacity: true)
     }
 
     /// The index of `socket`, if registered.
-    public func index(of socket: Socket) -> Int? {
+    package func index(of socket: Socket) -> Int? {
         sockets.firstIndex { $0 === socket }
     }
 
@@ -65,7 +65,7 @@ public struct Poller {
     /// - Throws: ``ZMQError`` with ``ZMQError/Code/interrupted`` when a signal arrived, or
     ///   ``ZMQError/Code/terminated`` when the context was shut down.
     @discardableResult
-    public mutating func poll(timeoutMilliseconds: Int) throws -> Int {
+    package mutating func poll(timeoutMilliseconds: Int) throws -> Int {
         let ready = items.withUnsafeMutableBufferPointer { buffer in
             zmq_poll(buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
         }
@@ -75,17 +75,17 @@ public struct Poller {
 
     /// Waits until an item is ready or `timeout` passes.
     @discardableResult
-    public mutating func poll(timeout: Duration) throws -> Int {
+    package mutating func poll(timeout: Duration) throws -> Int {
         try poll(timeoutMilliseconds: timeout.roundedUpMilliseconds)
     }
 
     /// The events the last ``poll(timeoutMilliseconds:)`` reported for item `index`.
-    public func events(at index: Int) -> PollEvents {
+    package func events(at index: Int) -> PollEvents {
         PollEvents(rawValue: items[index].revents)
     }
 
     /// Whether item `index` was readable at the last poll.
-    public func isReadable(_ index: Int) -> Bool {
+    package func isReadable(_ index: Int) -> Bool {
         events(at: index).contains(.readable)
     }
 }

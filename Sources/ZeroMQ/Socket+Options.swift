@@ -2,25 +2,25 @@ import CZeroMQ
 
 extension Socket {
     /// Sets an integer option.
-    public func setOption(_ option: SocketOption<Int32>, _ value: Int32) throws {
+    package func setOption(_ option: SocketOption<Int32>, _ value: Int32) throws {
         var value = value
         try setRaw(option.rawValue, &value, MemoryLayout<Int32>.size)
     }
 
     /// Sets a 64-bit integer option.
-    public func setOption(_ option: SocketOption<Int64>, _ value: Int64) throws {
+    package func setOption(_ option: SocketOption<Int64>, _ value: Int64) throws {
         var value = value
         try setRaw(option.rawValue, &value, MemoryLayout<Int64>.size)
     }
 
     /// Sets a boolean option.
-    public func setOption(_ option: SocketOption<Bool>, _ value: Bool) throws {
+    package func setOption(_ option: SocketOption<Bool>, _ value: Bool) throws {
         var flag: Int32 = value ? 1 : 0
         try setRaw(option.rawValue, &flag, MemoryLayout<Int32>.size)
     }
 
     /// Sets a binary option.
-    public func setOption(_ option: SocketOption<[UInt8]>, _ value: [UInt8]) throws {
+    package func setOption(_ option: SocketOption<[UInt8]>, _ value: [UInt8]) throws {
         try value.withUnsafeBytes { bytes in
             guard zmq_setsockopt(handle, option.rawValue, bytes.baseAddress, bytes.count) == 0 else {
                 throw ZMQError.last("zmq_setsockopt(\(option.rawValue))")
@@ -29,17 +29,17 @@ extension Socket {
     }
 
     /// Sets a binary option from UTF-8 text (topics, routing ids).
-    public func setOption(_ option: SocketOption<[UInt8]>, _ value: String) throws {
+    package func setOption(_ option: SocketOption<[UInt8]>, _ value: String) throws {
         try setOption(option, Array(value.utf8))
     }
 
     /// Sets a text option.
-    public func setOption(_ option: SocketOption<String>, _ value: String) throws {
+    package func setOption(_ option: SocketOption<String>, _ value: String) throws {
         try setOption(SocketOption<[UInt8]>(rawValue: option.rawValue), Array(value.utf8))
     }
 
     /// Reads an integer option.
-    public func option(_ option: SocketOption<Int32>) throws -> Int32 {
+    package func option(_ option: SocketOption<Int32>) throws -> Int32 {
         var value: Int32 = 0
         var size = MemoryLayout<Int32>.size
         try getRaw(option.rawValue, &value, &size)
@@ -47,7 +47,7 @@ extension Socket {
     }
 
     /// Reads a 64-bit integer option.
-    public func option(_ option: SocketOption<Int64>) throws -> Int64 {
+    package func option(_ option: SocketOption<Int64>) throws -> Int64 {
         var value: Int64 = 0
         var size = MemoryLayout<Int64>.size
         try getRaw(option.rawValue, &value, &size)
@@ -55,7 +55,7 @@ extension Socket {
     }
 
     /// Reads a boolean option.
-    public func option(_ option: SocketOption<Bool>) throws -> Bool {
+    package func option(_ option: SocketOption<Bool>) throws -> Bool {
         var value: Int32 = 0
         var size = MemoryLayout<Int32>.size
         try getRaw(option.rawValue, &value, &size)
@@ -63,7 +63,7 @@ extension Socket {
     }
 
     /// Reads a binary option (up to 255 bytes, enough for routing ids).
-    public func option(_ option: SocketOption<[UInt8]>) throws -> [UInt8] {
+    package func option(_ option: SocketOption<[UInt8]>) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 256)
         var size = buffer.count
         try buffer.withUnsafeMutableBytes { try getRaw(option.rawValue, $0.baseAddress!, &size) }
@@ -71,14 +71,14 @@ extension Socket {
     }
 
     /// Reads a text option, without its terminating NUL.
-    public func option(_ option: SocketOption<String>) throws -> String {
+    package func option(_ option: SocketOption<String>) throws -> String {
         var bytes = try self.option(SocketOption<[UInt8]>(rawValue: option.rawValue))
         while bytes.last == 0 { bytes.removeLast() }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether a message can be received now without blocking.
-    public var isReadable: Bool {
+    package var isReadable: Bool {
         get throws { try option(.events) & ZMQ_POLLIN != 0 }
     }
 

@@ -1,21 +1,21 @@
 import CZeroMQ
 
 /// Flags for a send.
-public struct SendOptions: OptionSet, Sendable {
-    public let rawValue: Int32
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+package struct SendOptions: OptionSet, Sendable {
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
     /// `ZMQ_DONTWAIT`: fail with ``ZMQError/Code/wouldBlock`` instead of blocking.
-    public static let dontWait = SendOptions(rawValue: ZMQ_DONTWAIT)
+    package static let dontWait = SendOptions(rawValue: ZMQ_DONTWAIT)
     /// `ZMQ_SNDMORE`: more frames of this message follow.
-    public static let more = SendOptions(rawValue: ZMQ_SNDMORE)
+    package static let more = SendOptions(rawValue: ZMQ_SNDMORE)
 }
 
 /// Flags for a receive.
-public struct ReceiveOptions: OptionSet, Sendable {
-    public let rawValue: Int32
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+package struct ReceiveOptions: OptionSet, Sendable {
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
     /// `ZMQ_DONTWAIT`: fail with ``ZMQError/Code/wouldBlock`` when nothing is queued.
-    public static let dontWait = ReceiveOptions(rawValue: ZMQ_DONTWAIT)
+    package static let dontWait = ReceiveOptions(rawValue: ZMQ_DONTWAIT)
 }
 
 /// A ZeroMQ socket, confined to the thread that uses it.
@@ -24,16 +24,16 @@ public struct ReceiveOptions: OptionSet, Sendable {
 /// compiler keeps it in one isolation domain. Close it with ``close()`` when done; `deinit`
 /// closes a socket that was not closed, as a safety net. Sockets start with `LINGER` 0, so
 /// closing never blocks on unsent messages.
-public final class Socket {
+package final class Socket {
     /// The socket's pattern.
-    public let type: SocketType
+    package let type: SocketType
     let handle: UnsafeMutableRawPointer
     private let context: ZMQContext
     /// Whether ``close()`` has run.
-    public private(set) var isClosed = false
+    package private(set) var isClosed = false
 
     /// Opens a socket of `type` in `context`, with `LINGER` 0.
-    public init(_ context: ZMQContext, type: SocketType) throws {
+    package init(_ context: ZMQContext, type: SocketType) throws {
         guard let handle = zmq_socket(context.handle, type.rawValue) else {
             throw ZMQError.last("zmq_socket")
         }
@@ -47,7 +47,7 @@ public final class Socket {
     deinit { close() }
 
     /// Closes the socket; later calls do nothing.
-    public func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         zmq_close(handle)
@@ -57,34 +57,34 @@ public final class Socket {
     // MARK: Endpoints
 
     /// Binds to an endpoint such as `tcp://127.0.0.1:*` or `inproc://name`.
-    public func bind(_ endpoint: String) throws {
+    package func bind(_ endpoint: String) throws {
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))") }
     }
 
     /// Connects to an endpoint.
-    public func connect(_ endpoint: String) throws {
+    package func connect(_ endpoint: String) throws {
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_connect(\(endpoint))") }
     }
 
     /// Stops listening on an endpoint bound earlier (use ``lastEndpoint`` for wildcard ports).
-    public func unbind(_ endpoint: String) throws {
+    package func unbind(_ endpoint: String) throws {
         guard zmq_unbind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_unbind(\(endpoint))") }
     }
 
     /// Disconnects from an endpoint connected earlier.
-    public func disconnect(_ endpoint: String) throws {
+    package func disconnect(_ endpoint: String) throws {
         guard zmq_disconnect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_disconnect(\(endpoint))") }
     }
 
     /// The endpoint last bound, with the port the system chose for `*`.
-    public var lastEndpoint: String {
+    package var lastEndpoint: String {
         get throws { try option(.lastEndpoint) }
     }
 
     // MARK: Sending
 
     /// Sends one frame holding a copy of `bytes`.
-    public func send(_ bytes: UnsafeRawBufferPointer, options: SendOptions = []) throws {
+    package func send(_ bytes: UnsafeRawBufferPointer, options: SendOptions = []) throws {
         while zmq_send(handle, bytes.baseAddress, bytes.count, options.rawValue) < 0 {
             let error = ZMQError.last("zmq_send")
             // A blocking send interrupted by a signal has sent nothing: retry it.
@@ -93,23 +93,23 @@ public final class Socket {
     }
 
     /// Sends one frame holding a copy of `bytes`.
-    public func send(_ bytes: [UInt8], options: SendOptions = []) throws {
+    package func send(_ bytes: [UInt8], options: SendOptions = []) throws {
         try bytes.withUnsafeBytes { try send($0, options: options) }
     }
 
     /// Sends one frame holding a copy of `bytes`.
-    public func send(_ bytes: ArraySlice<UInt8>, options: SendOptions = []) throws {
+    package func send(_ bytes: ArraySlice<UInt8>, options: SendOptions = []) throws {
         try bytes.withUnsafeBytes { try send($0, options: options) }
     }
 
     /// Sends one frame holding the UTF-8 bytes of `text`.
-    public func send(_ text: String, options: SendOptions = []) throws {
+    package func send(_ text: String, options: SendOptions = []) throws {
         var text = text
         try text.withUTF8 { try send(UnsafeRawBufferPointer($0), options: options) }
     }
 
     /// Sends `message` without copying its bytes; the message is consumed even if the send fails.
-    public func send(_ message: consuming Message, options: SendOptions = []) throws {
+    package func send(_ message: consuming Message, options: SendOptions = []) throws {
         // On success libzmq empties the zmq_msg_t; closing the empty frame in deinit is then a no-op.
         while zmq_msg_send(message.pointer, handle, options.rawValue) < 0 {
             let error = ZMQError.last("zmq_msg_send")
@@ -119,7 +119,7 @@ public final class Socket {
 
     /// Sends one frame of `count` bytes that `fill` writes in place (every one of them): a
     /// message made straight into libzmq's buffer, with no copy of its own.
-    public func send(count: Int, options: SendOptions = [], _ fill: (UnsafeMutableRawBufferPointer) -> Void) throws {
+    package func send(count: Int, options: SendOptions = [], _ fill: (UnsafeMutableRawBufferPointer) -> Void) throws {
         try withUnsafeTemporaryAllocation(of: zmq_msg_t.self, capacity: 1) { buffer in
             let frame = buffer.baseAddress!
             guard zmq_msg_init_size(frame, count) == 0 else { throw ZMQError.last("zmq_msg_init_size") }
@@ -137,7 +137,7 @@ public final class Socket {
     ///
     /// With `.dontWait`, libzmq queues a multipart message atomically: if the first frame is
     /// accepted the rest are too, so a ``ZMQError/Code/wouldBlock`` means nothing was sent.
-    public func send(_ message: Multipart, options: SendOptions = []) throws {
+    package func send(_ message: Multipart, options: SendOptions = []) throws {
         let last = message.count - 1
         guard last >= 0 else { return }
         for index in 0...last {
@@ -151,7 +151,7 @@ public final class Socket {
     /// Receives one frame and calls `body` with its bytes and whether more frames follow.
     ///
     /// The bytes are valid only inside `body`; nothing is allocated on the Swift heap.
-    public func receive<R>(
+    package func receive<R>(
         options: ReceiveOptions = [],
         _ body: (UnsafeRawBufferPointer, _ more: Bool) throws -> R
     ) throws -> R {
@@ -176,7 +176,7 @@ public final class Socket {
     }
 
     /// Receives one frame as an owned ``Message`` (no copy of its bytes).
-    public func receiveMessage(options: ReceiveOptions = []) throws -> Message {
+    package func receiveMessage(options: ReceiveOptions = []) throws -> Message {
         let message = Message()
         while zmq_msg_recv(message.pointer, handle, options.rawValue) < 0 {
             let error = ZMQError.last("zmq_msg_recv")
@@ -193,17 +193,17 @@ public final class Socket {
     /// Each frame is added by `append` (given the frame's bytes, its index in the message and
     /// whether more follow), as it came unless told otherwise: a protocol that packs several
     /// frames into one unpacks them there, from libzmq's buffer, with no copy between.
-    public func receive(into message: inout Multipart, options: ReceiveOptions = [], appending append: FrameAppender = appendWhole) throws {
+    package func receive(into message: inout Multipart, options: ReceiveOptions = [], appending append: FrameAppender = appendWhole) throws {
         var userID: String?
         try receive(into: &message, options: options, userID: &userID, readsUserID: false, appending: append)
     }
 
     /// Adds one received frame to a message: the frame's bytes (valid only for the call), its
     /// index in the message, and whether more frames follow.
-    public typealias FrameAppender = (_ message: inout Multipart, _ frame: UnsafeRawBufferPointer, _ index: Int, _ more: Bool) -> Void
+    package typealias FrameAppender = (_ message: inout Multipart, _ frame: UnsafeRawBufferPointer, _ index: Int, _ more: Bool) -> Void
 
     /// Adds the frame as it came: what a receive does unless told otherwise.
-    public static func appendWhole(_ message: inout Multipart, _ frame: UnsafeRawBufferPointer, _ index: Int, _ more: Bool) {
+    package static func appendWhole(_ message: inout Multipart, _ frame: UnsafeRawBufferPointer, _ index: Int, _ more: Bool) {
         message.append(frame)
     }
 
@@ -234,28 +234,28 @@ public final class Socket {
     ///
     /// - Returns: `false` when nothing is queued (or the socket can no longer receive), so an I/O
     ///   loop can read a bounded batch: `while socket.receiveIfAvailable(into: &buffer) { … }`.
-    public func receiveIfAvailable(into message: inout Multipart, appending append: FrameAppender = appendWhole) -> Bool {
+    package func receiveIfAvailable(into message: inout Multipart, appending append: FrameAppender = appendWhole) -> Bool {
         var userID: String?
         return (try? receive(into: &message, options: .dontWait, userID: &userID, readsUserID: false, appending: append)) != nil
     }
 
     /// Receives a whole multipart message if one is queued, with the user id its connection was
     /// authenticated under by a ZAP handler (`nil` when none was given, as without CURVE).
-    public func receiveIfAvailable(
+    package func receiveIfAvailable(
         into message: inout Multipart, userID: inout String?, appending append: FrameAppender = appendWhole
     ) -> Bool {
         (try? receive(into: &message, options: .dontWait, userID: &userID, readsUserID: true, appending: append)) != nil
     }
 
     /// Receives a whole multipart message.
-    public func receiveMultipart(options: ReceiveOptions = []) throws -> Multipart {
+    package func receiveMultipart(options: ReceiveOptions = []) throws -> Multipart {
         var message = Multipart()
         try receive(into: &message, options: options)
         return message
     }
 
     /// Receives one frame as text (for tests and simple protocols).
-    public func receiveString(options: ReceiveOptions = []) throws -> String {
+    package func receiveString(options: ReceiveOptions = []) throws -> String {
         try receive(options: options) { bytes, _ in String(decoding: bytes, as: UTF8.self) }
     }
 }

@@ -1,19 +1,19 @@
 import CZeroMQ
 
 /// Connection events a socket monitor reports (`zmq_socket_monitor`).
-public struct SocketMonitorEvents: OptionSet, Sendable {
-    public let rawValue: Int32
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+package struct SocketMonitorEvents: OptionSet, Sendable {
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
     /// A connection was established (the TCP connection; the handshake may still fail).
-    public static let connected = SocketMonitorEvents(rawValue: ZMQ_EVENT_CONNECTED)
+    package static let connected = SocketMonitorEvents(rawValue: ZMQ_EVENT_CONNECTED)
     /// A connection was lost: whatever libzmq had written to it and the peer had not read is gone.
-    public static let disconnected = SocketMonitorEvents(rawValue: ZMQ_EVENT_DISCONNECTED)
+    package static let disconnected = SocketMonitorEvents(rawValue: ZMQ_EVENT_DISCONNECTED)
     /// The ZMTP handshake with a peer completed.
-    public static let handshakeSucceeded = SocketMonitorEvents(rawValue: ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+    package static let handshakeSucceeded = SocketMonitorEvents(rawValue: ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
 
     /// The event in the first frame of a monitor message (a 16-bit event, then a 32-bit value,
     /// in host order); empty when the frame is not one.
-    public init(monitorFrame frame: some Collection<UInt8>) {
+    package init(monitorFrame frame: some Collection<UInt8>) {
         guard frame.count == 6 else { self = []; return }
         let bytes = Array(frame)
         self.init(rawValue: Int32(UInt16(bytes[0]) | UInt16(bytes[1]) << 8))
@@ -24,7 +24,7 @@ extension Socket {
     /// Reports this socket's `events` on a PAIR socket that connects to `endpoint` (an
     /// `inproc://` address in the same context): two frames per event, see
     /// ``SocketMonitorEvents/init(monitorFrame:)``.
-    public func monitor(_ endpoint: String, events: SocketMonitorEvents) throws {
+    package func monitor(_ endpoint: String, events: SocketMonitorEvents) throws {
         guard zmq_socket_monitor(handle, endpoint, events.rawValue) == 0 else {
             throw ZMQError.last("zmq_socket_monitor(\(endpoint))")
         }

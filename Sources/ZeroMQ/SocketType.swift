@@ -1,7 +1,7 @@
 import CZeroMQ
 
 /// The ZeroMQ socket patterns the bus uses.
-public enum SocketType: Int32, Sendable, CaseIterable, CustomStringConvertible {
+package enum SocketType: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case pair = 0
     case pub = 1
     case sub = 2
@@ -14,7 +14,7 @@ public enum SocketType: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case xpub = 9
     case xsub = 10
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pair: "PAIR"
         case .pub: "PUB"

@@ -2,19 +2,19 @@ import CZeroMQ
 import Synchronization
 
 /// One ZAP authentication request (ZeroMQ RFC 27) for a connecting peer.
-public struct ZAPRequest: Sendable, Hashable {
+package struct ZAPRequest: Sendable, Hashable {
     /// The `ZMQ_ZAP_DOMAIN` of the socket being connected to.
-    public var domain: String
+    package var domain: String
     /// The peer's address, such as `127.0.0.1`.
-    public var address: String
+    package var address: String
     /// `NULL`, `PLAIN` or `CURVE`.
-    public var mechanism: String
+    package var mechanism: String
     /// The peer's CURVE public key in Z85, for the CURVE mechanism.
-    public var curvePublicKey: String?
+    package var curvePublicKey: String?
 }
 
 /// What a ZAP policy answers.
-public enum ZAPDecision: Sendable, Hashable {
+package enum ZAPDecision: Sendable, Hashable {
     /// Let the peer in, under this user id.
     case allow(userID: String)
     /// Refuse the handshake.
@@ -25,9 +25,9 @@ public enum ZAPDecision: Sendable, Hashable {
 ///
 /// Sockets with `curveServer` (or a `zapDomain`) in the same context ask it about every peer
 /// that connects; a denied peer's handshake fails and it can send or receive nothing.
-public final class ZAPAuthenticator: Sendable {
+package final class ZAPAuthenticator: Sendable {
     /// The inproc endpoint libzmq sends ZAP requests to.
-    public static let endpoint = "inproc://zeromq.zap.01"
+    package static let endpoint = "inproc://zeromq.zap.01"
 
     private let loop: IOLoop<Handler>
     private let counts: Counts
@@ -35,7 +35,7 @@ public final class ZAPAuthenticator: Sendable {
     /// Binds the ZAP endpoint in `context` and starts answering with `policy`.
     ///
     /// Start it before the sockets it guards bind, so no handshake slips past it.
-    public init(context: ZMQContext, policy: @escaping @Sendable (ZAPRequest) -> ZAPDecision) throws {
+    package init(context: ZMQContext, policy: @escaping @Sendable (ZAPRequest) -> ZAPDecision) throws {
         let counts = Counts()
         self.counts = counts
         loop = try IOLoop(name: "zap", context: context) { runtime in
@@ -50,12 +50,12 @@ public final class ZAPAuthenticator: Sendable {
     }
 
     /// How many peers were allowed in so far.
-    public var allowedCount: Int { counts.allowed.load(ordering: .relaxed) }
+    package var allowedCount: Int { counts.allowed.load(ordering: .relaxed) }
     /// How many peers were refused so far.
-    public var deniedCount: Int { counts.denied.load(ordering: .relaxed) }
+    package var deniedCount: Int { counts.denied.load(ordering: .relaxed) }
 
     /// Stops answering; later handshakes on guarded sockets fail.
-    public func stop() { loop.stop() }
+    package func stop() { loop.stop() }
 
     private final class Counts: Sendable {
         let allowed = Atomic<Int>(0)

@@ -48,12 +48,12 @@ public final class ZMQContext: Sendable {
     /// Makes blocking calls on this context's sockets return ``ZMQError/Code/terminated``.
     ///
     /// Owners then close their sockets; the context itself is terminated when released.
-    public func shutdown() {
+    package func shutdown() {
         zmq_ctx_shutdown(handle)
     }
 
     /// How many sockets made from this context are open now.
-    public var openSocketCount: Int { openSockets.load(ordering: .relaxed) }
+    package var openSocketCount: Int { openSockets.load(ordering: .relaxed) }
 
     func socketOpened() { openSockets.add(1, ordering: .relaxed) }
     func socketClosed() { openSockets.subtract(1, ordering: .relaxed) }

@@ -10,9 +10,9 @@ import Darwin
 ///
 /// The codes that callers must tell apart (`wouldBlock`, `interrupted`, `terminated`,
 /// `hostUnreachable`) are named; any other errno is still carried in ``errno``.
-public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A coarse classification of the errno, stable across platforms.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case wouldBlock, interrupted, terminated, hostUnreachable
             case invalidState, messageTooLarge, addressInUse, invalidArgument, other
@@ -21,25 +21,25 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
         private init(_ kind: Kind) { self.kind = kind }
 
         /// `EAGAIN`: a non-blocking call could not proceed, or a timeout expired.
-        public static let wouldBlock = Code(.wouldBlock)
+        package static let wouldBlock = Code(.wouldBlock)
         /// `EINTR`: a signal interrupted the call; retrying is safe.
-        public static let interrupted = Code(.interrupted)
+        package static let interrupted = Code(.interrupted)
         /// `ETERM`: the context was terminated; the socket must be closed.
-        public static let terminated = Code(.terminated)
+        package static let terminated = Code(.terminated)
         /// `EHOSTUNREACH`: a ROUTER with `routerMandatory` has no peer with that routing id.
-        public static let hostUnreachable = Code(.hostUnreachable)
+        package static let hostUnreachable = Code(.hostUnreachable)
         /// `EFSM`: the socket's pattern does not allow this call now (REQ/REP lockstep).
-        public static let invalidState = Code(.invalidState)
+        package static let invalidState = Code(.invalidState)
         /// `EMSGSIZE`: a message is larger than allowed.
-        public static let messageTooLarge = Code(.messageTooLarge)
+        package static let messageTooLarge = Code(.messageTooLarge)
         /// `EADDRINUSE`: the endpoint is already bound.
-        public static let addressInUse = Code(.addressInUse)
+        package static let addressInUse = Code(.addressInUse)
         /// `EINVAL`: an argument (endpoint, option value) was rejected.
-        public static let invalidArgument = Code(.invalidArgument)
+        package static let invalidArgument = Code(.invalidArgument)
         /// Any other errno.
-        public static let other = Code(.other)
+        package static let other = Code(.other)
 
-        public var description: String { "\(kind)" }
+        package var description: String { "\(kind)" }
 
         init(errno value: Int32) {
             switch value {
@@ -57,16 +57,16 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The classification of ``errno``.
-    public let code: Code
+    package let code: Code
     /// The errno libzmq reported.
-    public let errno: Int32
+    package let errno: Int32
     /// The libzmq function that failed, such as `zmq_msg_send`.
-    public let call: String
+    package let call: String
     /// `zmq_strerror(errno)`.
-    public var message: String { String(cString: zmq_strerror(errno)) }
+    package var message: String { String(cString: zmq_strerror(errno)) }
 
     /// Creates an error for `errno` raised by `call`.
-    public init(errno: Int32, call: String) {
+    package init(errno: Int32, call: String) {
         self.code = Code(errno: errno)
         self.errno = errno
         self.call = call
@@ -77,7 +77,7 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
         ZMQError(errno: zmq_errno(), call: call)
     }
 
-    public var description: String { "\(call) failed: \(message) (errno \(errno), \(code))" }
+    package var description: String { "\(call) failed: \(message) (errno \(errno), \(code))" }
 }
 
 /// libzmq's own errno values, which Swift does not import because they are computed macros.
