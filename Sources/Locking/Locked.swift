@@ -16,7 +16,7 @@ import Darwin
 ///
 /// Inlinable throughout: used from every module of the bus, it would otherwise run there
 /// unspecialised, looking up its generic metadata on each call.
-package struct Locked<Value>: @unchecked Sendable {
+package struct Locked<Value> {
     @usableFromInline let storage: LockedStorage<Value>
 
     /// Guards `value`.
@@ -62,3 +62,8 @@ final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         }
     }
 }
+
+/// Shareable across threads only when its value is: the lock serialises access, but a
+/// non-Sendable value (a class without its own locking) could still escape `withLock` and be
+/// used from two threads at once.
+extension Locked: @unchecked Sendable where Value: Sendable {}
