@@ -26,5 +26,5 @@ swift test --scratch-path .build-tsan --sanitize=thread --filter 'ActionCoreTest
 
 # A smoke run of the relay comparison (release build): it fails when something breaks (a lost
 # or duplicated outcome in a burst), never on a number.
-echo "== scripts/compare.sh --quick"
-scripts/compare.sh --quick --out .build/compare-quick.md
+echo "== scripts/perf/compare.sh --quick"
+scripts/perf/compare.sh --quick --out .build/compare-quick.md

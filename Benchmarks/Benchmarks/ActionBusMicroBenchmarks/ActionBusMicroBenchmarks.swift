@@ -11,7 +11,7 @@ import ZeroMQ
 
 // Micro-benchmarks of the hot path, per request: time and allocations (ordo-one/benchmark, its
 // malloc interposer counting). Each sample handles `batch` requests, prepared before the clock
-// starts, and the figures are scaled to one request. Run: scripts/microbench.sh.
+// starts, and the figures are scaled to one request. Run: scripts/perf/microbench.sh.
 
 /// Requests per sample; the figures are per request (`scalingFactor: .kilo`).
 let batch = 1_000

@@ -2,13 +2,13 @@
 # How many times each process calls malloc per request at 1 000 in flight, for the bare relay
 # and for the bus, back to back: a uprobe on libc's malloc, counted by perf stat.
 #
-#   scripts/allocations.sh [REQUESTS] [ACTION]     (default 50000 Echo.say; needs `perf` and root)
+#   scripts/perf/allocations.sh [REQUESTS] [ACTION]     (default 50000 Echo.say; needs `perf` and root)
 #
 # Every allocation is a malloc and a free, often on two threads, plus the retains and releases
 # of what it holds: counting them per process says where a request's objects are made, and a
 # change that should remove one shows it exactly, where a CPU figure moves by a tenth between runs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 requests=${1:-50000}
 action=${2:-Echo.say}
 command -v perf >/dev/null || { echo "allocations: perf is not installed" >&2; exit 1; }
@@ -23,7 +23,7 @@ fi
 swift build -c release --product actionbus 2>&1 | grep -E "error|Build complete" || true
 bin="$PWD/.build/release/actionbus"
 # The relay, the work directory, PID cleanup, free_port and wait_port.
-source scripts/lib/relay-harness.sh
+source scripts/perf/lib/relay-harness.sh
 trap 'cleanup; [ "$made_probe" = false ] || perf probe -q -d probe_libc:malloc' EXIT
 per_request() {
     awk -v n="$requests" -v who="$2" '/probe_libc:malloc/ { gsub(",", "", $1); printf "| %s | %.1f |\n", who, $1 / n }' "$1"

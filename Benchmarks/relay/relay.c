@@ -1,4 +1,4 @@
-// A bare libzmq relay: the baseline ActionBus is measured against (scripts/compare.sh).
+// A bare libzmq relay: the baseline ActionBus is measured against (scripts/perf/compare.sh).
 //
 //   relay proxy FRONTEND BACKEND          ROUTER (clients) <-> zmq_proxy <-> DEALER (workers)
 //   relay worker BACKEND                   a DEALER that echoes every message it gets

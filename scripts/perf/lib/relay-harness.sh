@@ -1,9 +1,10 @@
-# Sourced (not run) by scripts/compare.sh, scripts/wakeups.sh and scripts/allocations.sh, from
-# the repository's root: builds the bare relay, makes a work directory and kills every PID in
-# `pids` on exit; starts the relay and the bus, and counts their processes under `perf stat`.
+# Sourced (not run) by the scripts in scripts/perf/ (compare.sh, wakeups.sh, allocations.sh and
+# interleaved.sh), from the repository's root: builds the bare relay (Benchmarks/relay/relay.c),
+# makes a work directory and kills every PID in `pids` on exit; starts the relay and the bus, and
+# counts their processes under `perf stat`.
 mkdir -p .build-relay
 # Any C compiler: the Swift toolchain's clang will do where the system has no cc.
-"$(command -v cc || command -v clang)" -O2 -o .build-relay/relay benchmarks/relay/relay.c -lzmq
+"$(command -v cc || command -v clang)" -O2 -o .build-relay/relay Benchmarks/relay/relay.c -lzmq
 relay="$PWD/.build-relay/relay"
 
 work=$(mktemp -d)

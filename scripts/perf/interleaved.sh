@@ -6,15 +6,15 @@
 # and build, the throughput at 1 000 in flight with each process's CPU per request, then p50
 # latency at one in flight.
 #
-#   scripts/interleaved.sh BASELINE [CANDIDATE] [ROUNDS]
+#   scripts/perf/interleaved.sh BASELINE [CANDIDATE] [ROUNDS]
 #
 # BASELINE and CANDIDATE are actionbus binaries (CANDIDATE defaults to this tree's release
 # build, made first); ROUNDS defaults to 3. To get a baseline of an earlier commit:
 #   git worktree add /tmp/base <commit> && (cd /tmp/base && swift build -c release --product actionbus)
-#   scripts/interleaved.sh /tmp/base/.build/release/actionbus
+#   scripts/perf/interleaved.sh /tmp/base/.build/release/actionbus
 set -euo pipefail
-cd "$(dirname "$0")/.."
-baseline=${1:?usage: scripts/interleaved.sh BASELINE [CANDIDATE] [ROUNDS]}
+cd "$(dirname "$0")/../.."
+baseline=${1:?usage: scripts/perf/interleaved.sh BASELINE [CANDIDATE] [ROUNDS]}
 candidate=${2:-}
 rounds=${3:-3}
 if [ -z "$candidate" ]; then
@@ -22,7 +22,7 @@ if [ -z "$candidate" ]; then
     candidate="$PWD/.build/release/actionbus"
 fi
 # start_bus, the work directory and PID cleanup (the relay is built, not run).
-source scripts/lib/relay-harness.sh
+source scripts/perf/lib/relay-harness.sh
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 

@@ -3,12 +3,12 @@
 # switches and CPU time per request at one request in flight, for the bare relay and for the
 # bus, back to back (perf stat over every thread of each process).
 #
-#   scripts/wakeups.sh [REQUESTS] [ACTION]     (default 4000 Echo.say; needs `perf`)
+#   scripts/perf/wakeups.sh [REQUESTS] [ACTION]     (default 4000 Echo.say; needs `perf`)
 #
 # This is how the latency gap was told apart from extra messages or wake-ups: where the two
 # make as many calls and switches, the difference is the work each hop does cold.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 requests=${1:-4000}
 action=${2:-Echo.say}
 command -v perf >/dev/null || { echo "wakeups: perf is not installed" >&2; exit 1; }
@@ -16,7 +16,7 @@ command -v perf >/dev/null || { echo "wakeups: perf is not installed" >&2; exit 
 swift build -c release --product actionbus 2>&1 | grep -E "error|Build complete" || true
 bin="$PWD/.build/release/actionbus"
 # The relay, the work directory, PID cleanup, free_port and wait_port.
-source scripts/lib/relay-harness.sh
+source scripts/perf/lib/relay-harness.sh
 events=raw_syscalls:sys_enter,context-switches,task-clock
 # One line from a perf stat file: calls, switches and CPU microseconds per request.
 per_request() {

@@ -3,7 +3,7 @@
 # bus carry the same messages at the same window, so only their ratio means anything (this
 # machine's wake-up latency moves by 3x between runs).
 #
-#   scripts/compare.sh [--quick] [--out FILE]
+#   scripts/perf/compare.sh [--quick] [--out FILE]
 #
 # Runs, each with CPU time per request for every process (from /proc):
 #   relay      C client -> zmq_proxy (ROUTER/DEALER) -> 2 C echo workers, 64-byte messages
@@ -12,18 +12,18 @@
 #              one request in flight (interleaved with the relay's), journal on over a disk
 #              whose syncs take 10 ms more (a preloaded shim), and a burst of N requests
 #              with no worker at the start and two started later, from 1 and from 10 clients.
-# Writes a markdown report to FILE (default benchmarks/compare.md) and prints it. --quick runs
+# Writes a markdown report to FILE (default Benchmarks/results/compare.md) and prints it. --quick runs
 # small counts, as CI's smoke run: it fails when something breaks, never on a number.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 quick=false
-out=benchmarks/compare.md
+out=Benchmarks/results/compare.md
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=true ;;
         --out) out="$2"; shift ;;
-        *) echo "usage: scripts/compare.sh [--quick] [--out FILE]" >&2; exit 2 ;;
+        *) echo "usage: scripts/perf/compare.sh [--quick] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -39,7 +39,7 @@ swift build -c release --product actionbus 2>&1 | grep -E "error|Compiling|Build
 bin="$PWD/.build/release/actionbus"
 test -x "$bin"
 # The relay, the work directory, PID cleanup, free_port and wait_port.
-source scripts/lib/relay-harness.sh
+source scripts/perf/lib/relay-harness.sh
 
 ticks_per_second=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -169,7 +169,7 @@ interleaved() {  # label [bench options...]
 
 add "# ActionBus against a bare libzmq relay"
 add ""
-add "\`scripts/compare.sh$($quick && echo " --quick")\`, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, libzmq $(pkg-config --modversion libzmq), release build."
+add "\`scripts/perf/compare.sh$($quick && echo " --quick")\`, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, libzmq $(pkg-config --modversion libzmq), release build."
 add "Throughput in round trips per second; CPU is microseconds of CPU time per request, per process kind (both workers together)."
 add ""
 add "Each throughput row is measured in $rounds round(s) of the relay and the bus back to back; it shows the round with the median ratio, and the range of the rounds' ratios. Its CPU figures are each process kind's median over the rounds."
@@ -243,12 +243,12 @@ stop "$proxy_pid" "$relay_w1" "$relay_w2"
 # --- a slow disk: the journal's syncs take 10 ms more than a turn of the loop -------------------
 
 add ""
-add "## A slow disk: journal on, every fdatasync 10 ms longer (benchmarks/relay/slowsync.c, preloaded)"
+add "## A slow disk: journal on, every fdatasync 10 ms longer (Benchmarks/relay/slowsync.c, preloaded)"
 add ""
 add "| run | requests | throughput | p50 latency | p99 latency | fdatasyncs per 1 000 requests | ActionBus CPU per request |"
 add "| --- | --- | --- | --- | --- | --- | --- |"
 # The shim, preloaded into this coordinator alone: each fdatasync SLOW_SYNC_US (10 ms) longer.
-"$(command -v cc || command -v clang)" -O2 -shared -fPIC -o .build-relay/slowsync.so benchmarks/relay/slowsync.c -ldl
+"$(command -v cc || command -v clang)" -O2 -shared -fPIC -o .build-relay/slowsync.so Benchmarks/relay/slowsync.c -ldl
 coordinator_env=("LD_PRELOAD=$PWD/.build-relay/slowsync.so" "SLOW_SYNC_US=10000" "SLOW_SYNC_COUNT=$work/syncs")
 start_coordinator --data-dir "$work/data"
 coordinator_env=()

@@ -1,4 +1,4 @@
-/* A slow disk for scripts/compare.sh, preloaded into the coordinator (LD_PRELOAD): every
+/* A slow disk for scripts/perf/compare.sh, preloaded into the coordinator (LD_PRELOAD): every
  * fdatasync and fsync takes SLOW_SYNC_US microseconds (default 10 000) longer than the disk's
  * own, as on network storage or a busy disk. It shows what group commit does when a sync takes
  * longer than a turn of the coordinator's loop. With SLOW_SYNC_COUNT set to a path, it keeps
