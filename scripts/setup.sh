@@ -20,7 +20,7 @@ apt_install() {
 
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
-# The tests and scripts/compare.sh drive processes and measure with small Python helpers.
+# The tests and scripts/perf/compare.sh drive processes and measure with small Python helpers.
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
 if [ ${#need[@]} -gt 0 ]; then
