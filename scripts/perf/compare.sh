@@ -40,6 +40,8 @@ bin="$PWD/.build/release/actionbus"
 test -x "$bin"
 # The relay, the work directory, PID cleanup, free_port and wait_port.
 source scripts/perf/lib/relay-harness.sh
+# The workers host the example features (Echo.say, Echo.sayDirect): `examples` says how.
+example_features
 
 ticks_per_second=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -101,7 +103,7 @@ start_coordinator() {  # extra coordinator options...
 start_workers() {
     worker_pids=()
     for name in w1 w2; do
-        "$bin" worker --coordinator "tcp://127.0.0.1:$bus_workers" --credits 256 --name "$name" --log-level notice \
+        "$bin" worker "${examples[@]}" --coordinator "tcp://127.0.0.1:$bus_workers" --credits 256 --name "$name" --log-level notice \
             2>>"$work/workers.log" &
         worker_pids+=($!); pids+=($!)
     done

@@ -26,6 +26,15 @@ wait_port() {
     return 1
 }
 
+# Sets `examples` to what makes a worker of `$bin` host the example features: `--examples`, or
+# nothing for a build older than that flag (a baseline of interleaved.sh), which hosted them always.
+example_features() {
+    local help
+    help=$("$bin" worker --help 2>&1 || true)
+    examples=()
+    if [[ $help == *--examples* ]]; then examples=(--examples); fi
+}
+
 # The relay on free ports: zmq_proxy and two echo workers. Sets relay_front, proxy, rw1, rw2.
 start_relay() {
     local back
@@ -41,11 +50,12 @@ start_relay() {
 start_bus() {
     local workers outcomes
     bus_clients=$(free_port); workers=$(free_port); outcomes=$(free_port)
+    example_features
     "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$workers" \
         --outcomes "tcp://127.0.0.1:$outcomes" --no-journal --log-level warning & coordinator=$!; pids+=("$coordinator")
     wait_port "$bus_clients"
-    "$bin" worker --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w1 --log-level warning & bw1=$!; pids+=("$bw1")
-    "$bin" worker --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w2 --log-level warning & bw2=$!; pids+=("$bw2")
+    "$bin" worker "${examples[@]}" --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w1 --log-level warning & bw1=$!; pids+=("$bw1")
+    "$bin" worker "${examples[@]}" --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w2 --log-level warning & bw2=$!; pids+=("$bw2")
     bus_input='{"text":"0123456789012345678901234567890123456789012345"}'
 }
 
