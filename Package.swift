@@ -135,6 +135,7 @@ let package = Package(
             exclude: ["Support/zguide", "Support/browser"]
         ),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
+        .testTarget(name: "ActionOperationsTests", dependencies: ["ActionOperations"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,9 +12,15 @@ public enum CoordinatorOperations {
         "workers", "sessions", "queued", "running", "outcomesOwed", "outcomesKept", "clients", "openStacks", "trackedSessions",
     ]
 
+    /// The routes that carry outcomes' payloads.
+    static let payloadPaths: Set<String> = ["/api/outcomes", "/api/live"]
+
     /// The HTTP server of `coordinator` on `address`: the dashboard at `/`, its live tail, the
-    /// probes, `/metrics` and the JSON APIs.
-    public static func server(_ coordinator: Coordinator, address: String, metrics: MetricsExport, logger: Logger) throws -> OperationsServer {
+    /// probes, `/metrics` and the JSON APIs. The outcomes (`/api/outcomes`, `/api/live`) are
+    /// served as `payloadAccess` allows, by default only on a loopback address.
+    public static func server(
+        _ coordinator: Coordinator, address: String, metrics: MetricsExport, payloadAccess: PayloadAccess? = nil, logger: Logger
+    ) throws -> OperationsServer {
         let tail = OutcomeTail()
         var routes = routes(coordinator, metrics: metrics)
         routes["/"] = { _ in .text(DashboardPage.html, contentType: "text/html; charset=utf-8") }
@@ -37,6 +43,7 @@ public enum CoordinatorOperations {
         }
         return try OperationsServer(
             address: address, routes: routes, webSockets: ["/api/live": tail],
+            payloadPaths: payloadPaths, payloadAccess: payloadAccess ?? .default(address: address),
             background: [{ await tail.run(feed: coordinator.outcomeFeed()) }], logger: logger
         )
     }

@@ -45,12 +45,16 @@ public final class OperationsServer: Service, Sendable {
 
     /// Makes a server on `address` (`HOST:PORT`, an IPv4 address or `localhost`) answering GET
     /// on `routes` (paths like `/metrics`), and WebSocket upgrades on `webSockets`' paths;
-    /// anything else gets 404 or 405 with a JSON message.
+    /// anything else gets 404 or 405 with a JSON message. The routes and WebSockets in
+    /// `payloadPaths` carry outcomes' payloads and are served as `payloadAccess` allows.
     public init(
         address: String, routes: [String: Handler], webSockets: [String: any WSMessageHandler] = [:],
+        payloadPaths: Set<String> = [], payloadAccess: PayloadAccess = .open,
         background: [@Sendable () async -> Void] = [], logger: Logger
     ) throws {
         self.background = background
+        self.payloadPaths = payloadPaths
+        self.payloadAccess = payloadAccess
         let (host, port) = try Self.parse(address)
         self.address = address
         self.logger = logger
@@ -61,6 +65,8 @@ public final class OperationsServer: Service, Sendable {
 
     private let routes: [String: Handler]
     private let webSockets: [String: any WSMessageHandler]
+    private let payloadPaths: Set<String>
+    private let payloadAccess: PayloadAccess
     /// Work that runs while the server does (the dashboard's tail reading the outcome feed).
     private let background: [@Sendable () async -> Void]
 
@@ -89,9 +95,19 @@ public final class OperationsServer: Service, Sendable {
     }
 
     private func serve() async throws {
-        let routes = self.routes
+        let routes = self.routes, payloadPaths = self.payloadPaths, payloadAccess = self.payloadAccess
         for (path, handler) in webSockets {
-            await server.appendRoute(HTTPRoute("GET \(path)"), to: .webSocket(handler))
+            let upgrade = WebSocketHTTPHandler.webSocket(handler)
+            guard payloadPaths.contains(path) else {
+                await server.appendRoute(HTTPRoute("GET \(path)"), to: upgrade)
+                continue
+            }
+            await server.appendRoute(HTTPRoute("GET \(path)")) { request in
+                if let refusal = payloadAccess.refusal(authorization: request.headers[.authorization], query: Self.query(of: request)) {
+                    return Self.response(refusal)
+                }
+                return try await upgrade.handleRequest(request)
+            }
         }
         await server.appendRoute("*") { request in
             guard let handler = routes[request.path] else {
@@ -100,11 +116,16 @@ public final class OperationsServer: Service, Sendable {
             guard request.method == .GET || request.method == .HEAD else {
                 return Self.response(.error(405, "\(request.path) answers GET only"))
             }
-            var query: [String: String] = [:]
-            for item in request.query { query[item.name] = item.value }
+            let query = Self.query(of: request)
+            if payloadPaths.contains(request.path),
+               let refusal = payloadAccess.refusal(authorization: request.headers[.authorization], query: query) {
+                return Self.response(refusal)
+            }
             return Self.response(await handler(query))
         }
-        logger.info("HTTP listening", metadata: ["http.address": "\(address)"])
+        logger.info("HTTP listening", metadata: [
+            "http.address": "\(address)", "http.payloads": "\(payloadPaths.isEmpty ? "none" : payloadAccess.summary)",
+        ])
         let server = self.server
         try await withThrowingTaskGroup(of: Void.self) { group in
             for work in background { group.addTask { await work() } }
@@ -119,6 +140,12 @@ public final class OperationsServer: Service, Sendable {
         try await server.waitUntilListening()
     }
 
+    private static func query(of request: HTTPRequest) -> [String: String] {
+        var query: [String: String] = [:]
+        for item in request.query { query[item.name] = item.value }
+        return query
+    }
+
     private static func response(_ reply: Reply) -> HTTPResponse {
         HTTPResponse(
             statusCode: HTTPStatusCode(reply.status, phrase: phrase(reply.status)),
@@ -131,6 +158,8 @@ public final class OperationsServer: Service, Sendable {
         switch status {
         case 200: "OK"
         case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 503: "Service Unavailable"

@@ -18,6 +18,13 @@ public enum ExampleApp: FeatureGroup {
         ]
     }
 
-    /// The catalog of every example action.
+    /// The catalog of every example action, `Fault.*` included (tests and `actionbus dev`).
     public static let catalog = ActionCatalog(root: ExampleApp.self)
+
+    /// The catalog of the example actions that cannot harm the worker serving them: every
+    /// example feature but ``FaultFeature``, whose actions crash or hang their worker on any
+    /// client's request (what `actionbus worker --examples` serves).
+    public static let harmlessCatalog = ActionCatalog(
+        features: subfeatures.filter { ObjectIdentifier($0) != ObjectIdentifier(FaultFeature.self) }
+    )
 }

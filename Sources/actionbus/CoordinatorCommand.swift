@@ -18,10 +18,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var journal: JournalOptions
     @OptionGroup var curve: CurveServerOptions
     @OptionGroup var httpOptions: HTTPOptions
+    @OptionGroup var payloadAccess: PayloadAccessOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = logging.bootstrap(label: "actionbus.coordinator", defaultLevel: .info)
+        let access = try httpOptions.http.map { try payloadAccess.access(address: $0, logger: logger) }
         var configuration = tuning.configuration
         configuration.clientsEndpoint = clients
         configuration.workersEndpoint = workers
@@ -39,7 +41,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, logger: logger)
         let server = try httpOptions.http.map { address in
-            try CoordinatorOperations.server(coordinator, address: address, metrics: metrics!, logger: logger)
+            try CoordinatorOperations.server(coordinator, address: address, metrics: metrics!, payloadAccess: access, logger: logger)
         }
         try await runServices([coordinator] + (server.map { [$0] } ?? []), logger: logger)
         logger.info("coordinator stopped")

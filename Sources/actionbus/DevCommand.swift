@@ -28,6 +28,7 @@ struct DevCommand: AsyncParsableCommand {
     var http = "127.0.0.1:8080"
     @Flag(help: "Serve no HTTP.")
     var noHTTP = false
+    @OptionGroup var payloadAccess: PayloadAccessOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -48,11 +49,12 @@ struct DevCommand: AsyncParsableCommand {
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the bus stops")
         }
+        let access = noHTTP ? nil : try payloadAccess.access(address: http, logger: logger)
         let metrics = noHTTP ? nil : HTTPOptions.bootstrapMetrics()
         configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, context: context, logger: logger)
         let server = try metrics.map { metrics in
-            try CoordinatorOperations.server(coordinator, address: http, metrics: metrics, logger: logger)
+            try CoordinatorOperations.server(coordinator, address: http, metrics: metrics, payloadAccess: access, logger: logger)
         }
         var started: [Worker] = []
         for index in 1...workers {

@@ -46,7 +46,7 @@ struct CurveSecurityTests {
         #expect(spy.stdout.isEmpty)
 
         // A worker with an unknown key never registers, so it is never sent work.
-        let rogue = try bus.start("rogue", ["worker", "--coordinator", bus.workers, "--name", "rogue"] + asIntruder)
+        let rogue = try bus.start("rogue", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--name", "rogue"] + asIntruder)
         worker.signal(SIGTERM)
         #expect(worker.waitForExit(timeout: .seconds(10)) != nil)
         let orphan = try bus.perform("Echo.say", ["--input", #"{"text":"x"}"#, "--timeout", "1", "--json"] + asClient)

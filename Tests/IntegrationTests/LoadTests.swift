@@ -38,7 +38,7 @@ struct LoadTests {
         ])
         // The client's window is full and the rest waits in it; then the workers come.
         try expect(waitUntil(interval: .milliseconds(200)) { (try? Self.statistics(bus)["queued"]) ?? 0 >= 5_000 }, "the burst was not queued")
-        let workers = try ["w1", "w2"].map { try bus.start($0, ["worker", "--coordinator", bus.workers, "--name", $0]) }
+        let workers = try ["w1", "w2"].map { try bus.start($0, ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--name", $0]) }
         try expect(perform.waitForExit(timeout: .seconds(150)) != nil, "the burst did not finish")
         #expect(perform.process.terminationStatus == 0, "\(perform.stderr.suffix(500))")
 

@@ -85,7 +85,7 @@ struct NetworkNamespaceTests {
         func startWorker(_ host: Int) throws -> BusProcess {
             let name = "w\(host)"
             let worker = try bus.startProgram(name, ip, inHost(host, [
-                "worker", "--coordinator", workers, "--name", name, "--credits", "8", "--heartbeat-ms", "300",
+                "worker", "--examples", "--fault-injection", "--coordinator", workers, "--name", name, "--credits", "8", "--heartbeat-ms", "300",
             ]))
             return worker
         }

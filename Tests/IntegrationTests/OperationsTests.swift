@@ -49,7 +49,7 @@ struct OperationsTests {
         let coordinator = try bus.startCoordinator(["--http", "127.0.0.1:\(coordinatorHTTP)"])
         try expect(waitUntil { httpRequest(port: coordinatorHTTP, path: "/healthz")?.status == 200 }, "no /healthz: \(coordinator.stderr)")
         #expect(httpRequest(port: coordinatorHTTP, path: "/readyz")?.status == 200)
-        let worker = try bus.start("w1", ["worker", "--coordinator", bus.workers, "--name", "w1", "--http", "127.0.0.1:\(workerHTTP)"])
+        let worker = try bus.start("w1", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--name", "w1", "--http", "127.0.0.1:\(workerHTTP)"])
         try expect(waitUntil { httpRequest(port: workerHTTP, path: "/readyz")?.status == 200 }, "the worker never became ready: \(worker.stderr)")
 
         let perform = try bus.perform("Echo.say", ["--input", #"{"text":"hi"}"#, "--count", "5"])
@@ -85,7 +85,7 @@ struct OperationsTests {
     @Test func aWorkerIsNotReadyUntilACoordinatorRegistersIt() throws {
         let bus = try BusFixture()
         let http = try freeLoopbackPort()
-        let worker = try bus.start("w1", ["worker", "--coordinator", bus.workers, "--name", "w1", "--http", "127.0.0.1:\(http)"])
+        let worker = try bus.start("w1", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--name", "w1", "--http", "127.0.0.1:\(http)"])
         try expect(waitUntil { httpRequest(port: http, path: "/healthz")?.status == 200 }, "no HTTP: \(worker.stderr)")
         #expect(httpRequest(port: http, path: "/readyz")?.status == 503, "no coordinator yet")
         let coordinator = try bus.startCoordinator(["--no-journal"])
@@ -103,7 +103,7 @@ struct OperationsTests {
     @Test func logsCanBeOneJSONObjectPerLine() throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])
-        let worker = try bus.start("w1", ["worker", "--coordinator", bus.workers, "--name", "w1", "--log-format", "json", "--log-level", "info"])
+        let worker = try bus.start("w1", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--name", "w1", "--log-format", "json", "--log-level", "info"])
         try expect(waitUntil { coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker registered") },
                    "w1 did not register: \(worker.stderr)")
         try expect(waitUntil { !worker.stderr.isEmpty }, "the worker logged nothing")
@@ -112,7 +112,7 @@ struct OperationsTests {
         #expect(objects.count == lines.count, "every line is a JSON object: \(worker.stderr)")
         #expect(objects.allSatisfy { $0["level"] is String && $0["message"] is String && $0["timestamp"] is String })
 
-        let refused = try bus.start("bad-level", ["worker", "--coordinator", bus.workers, "--log-level", "loud"])
+        let refused = try bus.start("bad-level", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--log-level", "loud"])
         #expect(refused.waitForExit() == 2, "a usage error: exit status 2")
         #expect(refused.stderr.contains("--log-level must be one of"), "\(refused.stderr)")
     }

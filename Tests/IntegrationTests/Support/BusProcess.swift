@@ -142,7 +142,7 @@ final class BusFixture: @unchecked Sendable {
     /// Starts a worker named `name` and waits until the coordinator has registered it.
     @discardableResult
     func startWorker(_ name: String, coordinator: BusProcess, _ extra: [String] = []) throws -> BusProcess {
-        let worker = try start(name, ["worker", "--coordinator", workers, "--name", name] + extra)
+        let worker = try start(name, ["worker", "--examples", "--fault-injection", "--coordinator", workers, "--name", name] + extra)
         try expect(waitUntil { coordinator.stderr.contains("worker.name=\(name) [ActionCoordinator] worker registered") },
                    "worker \(name) did not register: \(worker.stderr)")
         return worker

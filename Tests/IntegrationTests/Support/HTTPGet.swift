@@ -7,7 +7,9 @@ import Darwin
 
 /// One HTTP/1.1 request on loopback over a plain socket (no URLSession: nothing to install),
 /// returning the status code and the body; `nil` when nothing answers.
-func httpRequest(_ method: String = "GET", port: Int, path: String, timeout: TimeInterval = 5) -> (status: Int, body: String)? {
+func httpRequest(
+    _ method: String = "GET", port: Int, path: String, headers: [String: String] = [:], timeout: TimeInterval = 5
+) -> (status: Int, body: String)? {
     // Glibc imports SOCK_STREAM as an enum case, Darwin as an Int32.
     #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -26,7 +28,11 @@ func httpRequest(_ method: String = "GET", port: Int, path: String, timeout: Tim
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else { return nil }
-    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    // `headers` may replace the default Connection (a WebSocket upgrade's).
+    var all = ["Connection": "close"]
+    all.merge(headers) { $1 }
+    let extra = all.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\(extra)\r\n"
     guard request.utf8CString.withUnsafeBufferPointer({ send(fd, $0.baseAddress, $0.count - 1, 0) }) > 0 else { return nil }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
