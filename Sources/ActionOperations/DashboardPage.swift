@@ -70,7 +70,16 @@ enum DashboardPage {
       rows.forEach((r) => tbody.appendChild(r));
       el.append(thead, tbody);
     };
-    async function json(path) { const r = await fetch(path); if (!r.ok) throw new Error(path + ": " + r.status); return r.json(); }
+    // Outcomes need the server's bearer token unless it serves on loopback: open the page as
+    // /#token=TOKEN once; the token stays in this tab's session storage, never in a URL sent.
+    const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (fromHash) { sessionStorage.setItem("actionbus.token", fromHash); history.replaceState(null, "", location.pathname); }
+    const token = sessionStorage.getItem("actionbus.token");
+    async function json(path) {
+      const r = await fetch(path, token ? { headers: { Authorization: "Bearer " + token } } : {});
+      if (!r.ok) throw new Error(path + ": " + r.status);
+      return r.json();
+    }
 
     async function refresh() {
       try {
@@ -126,19 +135,31 @@ enum DashboardPage {
     ["f-feature", "f-action", "f-session"].forEach((id) => document.getElementById(id).addEventListener("input", renderTail));
 
     async function loadRecent() {
-      const recent = await json("/api/outcomes?limit=200");
+      let recent;
+      try { recent = await json("/api/outcomes?limit=200"); } catch (error) {
+        if (/: 40[13]$/.test(error.message)) {
+          document.getElementById("live-state").textContent = "outcomes need this server's token: open /#token=TOKEN";
+          return false;
+        }
+        throw error;
+      }
       tail.length = 0; recent.outcomes.forEach(add); renderTail();
+      return true;
     }
     function connectLive() {
       const state = document.getElementById("live-state");
-      const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
+      const query = token ? "?access_token=" + encodeURIComponent(token) : "";
+      const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live" + query);
       socket.onopen = () => { state.textContent = "live"; };
       socket.onmessage = (event) => { add(JSON.parse(event.data)); renderTail(); };
-      socket.onclose = () => { state.textContent = "reconnecting…"; setTimeout(() => { loadRecent().catch(() => {}); connectLive(); }, 2000); };
+      socket.onclose = () => {
+        state.textContent = "reconnecting…";
+        setTimeout(() => { loadRecent().then((allowed) => { if (allowed) connectLive(); }, connectLive); }, 2000);
+      };
     }
 
     refresh(); setInterval(refresh, 2000);
-    loadRecent().catch(() => {}).finally(connectLive);
+    loadRecent().then((allowed) => { if (allowed) connectLive(); }, connectLive);
     </script>
     </body>
     </html>
