@@ -1,10 +1,17 @@
 import ActionCore
 import ActionWorker
+import GreetingFeatures
 import Logging
 import ServiceLifecycle
 
-// A worker executable hosting your own features: build it with `swift build --product custom-worker`
-// and start as many as you like: `custom-worker tcp://coordinator-host:5556`.
+// A worker executable hosting your own features, in a package of its own that depends on
+// ActionBus (Examples/CustomWorker/Package.swift). Build and start it (as many as you like):
+//
+//     swift build --package-path Examples/CustomWorker
+//     Examples/CustomWorker/.build/debug/custom-worker tcp://coordinator-host:5556 greeter-1
+//
+// Arguments: the coordinator's workers endpoint (default tcp://127.0.0.1:5556), then the
+// worker's name (default host-pid).
 var configuration = WorkerConfiguration()
 if CommandLine.arguments.count > 1 {
     configuration.coordinatorEndpoint = CommandLine.arguments[1]
