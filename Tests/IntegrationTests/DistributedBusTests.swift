@@ -123,37 +123,6 @@ struct DistributedBusTests {
         #expect(perform.stderr.contains("no coordinator answered at \(bus.clients)"), "\(perform.stderr)")
         #expect(perform.stderr.contains("is `actionbus coordinator` running"))
     }
-}
-
-/// The README's custom worker, built from Examples/CustomWorker, serving its own feature.
-@Suite("Custom worker example", .serialized, .timeLimit(.minutes(2)))
-struct CustomWorkerTests {
-    @Test func customWorkerServesItsOwnFeature() throws {
-        let bus = try BusFixture()
-        let coordinator = try bus.startCoordinator()
-        let worker = Process()
-        worker.executableURL = BusProcess.executable.deletingLastPathComponent().appendingPathComponent("custom-worker")
-        worker.arguments = [bus.workers, "greeter"]
-        worker.standardOutput = FileHandle.nullDevice
-        worker.standardError = FileHandle.nullDevice
-        try worker.run()
-        defer {
-            if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
-            worker.waitUntilExit()
-        }
-        try expect(waitUntil { coordinator.stderr.contains("worker.name=greeter [ActionCoordinator] worker registered") },
-                   "custom worker did not register")
-        let hello = try bus.perform("Greeting.hello", ["--input", #"{"name":"Ada"}"#, "--json"])
-        #expect(hello.process.terminationStatus == 0, "\(hello.stderr)")
-        let outcome = try OutcomeLine.parse(hello.stdoutLines).first
-        #expect(outcome?.output?["greeting"]?.string == "Hello, Ada!")
-        #expect(outcome?.worker == "greeter")
-        // SIGTERM: a graceful shutdown of its ServiceGroup; it drains and leaves, exit status 0.
-        worker.terminate()
-        #expect(waitUntil { !worker.isRunning })
-        #expect(worker.terminationStatus == 0)
-        #expect(waitUntil { coordinator.stderr.contains("worker.name=greeter [ActionCoordinator] worker left") }, "\(coordinator.stderr)")
-    }
 
     @Test func anIdempotencyKeyReusedForAnotherRequestIsRefusedClearly() throws {
         let bus = try BusFixture()
