@@ -52,4 +52,10 @@ for problem in problems:
     print(f"check-deploy: deploy/compose.yaml: {problem}", file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
+echo "check-deploy: no deployment serves Fault.*"
+if grep -rn -- "--fault-injection" deploy/; then
+    echo "check-deploy: a deployment serves Fault.* (any client could crash or hang its workers)" >&2
+    exit 1
+fi
+
 echo "check-deploy: ok"

@@ -11,6 +11,12 @@ export ACTIONBUS_REQUIRE_PYTHON=1
 # So must the dashboard test in a real browser.
 export ACTIONBUS_REQUIRE_BROWSER=1
 
+echo "== portability (no Linux-only call outside an os(Linux) branch)"
+scripts/check-portability.sh
+
+echo "== docs (links inside the repository, no paths differing only by case)"
+scripts/check-docs.sh
+
 echo "== deployment files (systemd-analyze, kubernetes-validate, compose)"
 scripts/check-deploy.sh
 
@@ -23,6 +29,14 @@ swift test --no-parallel
 # The sanitized build lives in its own folder so the two builds never invalidate each other.
 echo "== swift test --sanitize=thread (ActionCore, ZeroMQ)"
 swift test --scratch-path .build-tsan --sanitize=thread --filter 'ActionCoreTests|ZeroMQTests'
+
+# The examples as a user's packages (depending on ActionBus by path), run against a real bus.
+echo "== scripts/examples.sh"
+scripts/examples.sh
+
+# The micro-benchmarks' package reaches the bus's package-access internals: keep it building.
+echo "== swift build --package-path Benchmarks"
+swift build --package-path Benchmarks
 
 # A smoke run of the relay comparison (release build): it fails when something breaks (a lost
 # or duplicated outcome in a burst), never on a number.
