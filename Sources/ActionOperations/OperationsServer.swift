@@ -14,8 +14,11 @@ import ServiceLifecycle
 public final class OperationsServer: Service, Sendable {
     /// What a route answers: a status, a content type and a body.
     public struct Reply: Sendable {
+        /// The HTTP status code.
         public var status: Int
+        /// The `Content-Type` header's value.
         public var contentType: String
+        /// The body, as sent.
         public var body: Data
 
         /// A JSON reply.
@@ -170,6 +173,8 @@ public final class OperationsServer: Service, Sendable {
 
 /// A misconfiguration of the HTTP side, said plainly.
 public struct OperationsError: Error, CustomStringConvertible {
+    /// What is wrong and what to do about it.
     public let description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }

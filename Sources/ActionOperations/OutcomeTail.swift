@@ -16,6 +16,7 @@ public final class OutcomeTail: WSMessageHandler, Sendable {
     public let capacity: Int
     private let state = Locked(State())
 
+    /// A tail keeping the newest `capacity` outcomes.
     public init(capacity: Int = 200) {
         self.capacity = capacity
     }

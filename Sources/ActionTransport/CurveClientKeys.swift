@@ -40,10 +40,10 @@ public struct CurveServerKeys: Sendable, Hashable {
     public var allowedWorkers: Set<String>
 
     /// The ZAP domains the coordinator's sockets use.
-    public enum Domain {
-        public static let clients = "actionbus.clients"
-        public static let workers = "actionbus.workers"
-        public static let outcomes = "actionbus.outcomes"
+    package enum Domain {
+        package static let clients = "actionbus.clients"
+        package static let workers = "actionbus.workers"
+        package static let outcomes = "actionbus.outcomes"
     }
 
     /// Creates the keys.

@@ -6,6 +6,7 @@ import ZeroMQ
 public enum CurveKeyFile {
     /// A readable failure to load a key.
     public struct LoadError: Error, CustomStringConvertible {
+        /// Which file, and what is wrong with it.
         public let description: String
     }
 

@@ -13,7 +13,9 @@ public struct FleetFeaturesReport: Codable, Sendable, Equatable {
         public var switched: String?
         /// What the workers' catalogs say of it: its description, parent, whether conditional.
         public var description: String?
+        /// The group it belongs to, as the catalogs say; `nil` at the top.
         public var parent: String?
+        /// Whether the catalogs call it conditional (available only while switched on).
         public var conditional: Bool?
         /// Its actions as the catalogs describe them (description, schemas), by name.
         public var details: [WorkerCatalog.Action]?

@@ -5,11 +5,16 @@
 public struct WorkerCatalog: Sendable, Hashable, Codable {
     /// A feature or feature group.
     public struct Feature: Sendable, Hashable, Codable {
+        /// Its name (`Documents`).
         public var name: String
+        /// What it is for, as the feature describes itself.
         public var description: String
+        /// The group it belongs to; `nil` at the top.
         public var parent: String?
+        /// Whether it is a conditional feature (Flint's), available only while switched on.
         public var conditional: Bool
 
+        /// Describes a feature.
         public init(name: String, description: String, parent: String?, conditional: Bool) {
             self.name = name
             self.description = description
@@ -22,13 +27,16 @@ public struct WorkerCatalog: Sendable, Hashable, Codable {
     public struct Action: Sendable, Hashable, Codable {
         /// `Feature.action`.
         public var name: String
+        /// What it does, as the action describes itself.
         public var description: String
         /// Whether its feature published it (Flint's published actions, shown to users).
         public var published: Bool
         /// JSON Schema of its input and output, as the worker worked them out.
         public var input: JSONValue
+        /// JSON Schema of its output.
         public var output: JSONValue
 
+        /// Describes an action.
         public init(name: String, description: String, published: Bool, input: JSONValue, output: JSONValue) {
             self.name = name
             self.description = description
@@ -38,9 +46,12 @@ public struct WorkerCatalog: Sendable, Hashable, Codable {
         }
     }
 
+    /// Its features and groups, in declaration order.
     public var features: [Feature]
+    /// Its actions, in declaration order.
     public var actions: [Action]
 
+    /// A catalog of these features and actions.
     public init(features: [Feature], actions: [Action]) {
         self.features = features
         self.actions = actions
