@@ -100,7 +100,9 @@ package final class CoordinatorCore {
     @exclusivity(unchecked) private var nextOrder: UInt64 = 0
     @exclusivity(unchecked) private var freeCredits = 0
     /// This coordinator's instance id: PONG carries it so clients notice a restart.
-    package let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
+    package let instance: String
+    /// The wall clock, for the deadlines the journal keeps (a restart may be on another day).
+    private let wallClock: () -> Date
     /// Running counters; the gauges are filled in by ``statistics``.
     @exclusivity(unchecked) private var counters = CoordinatorStatistics()
     /// Per-outcome metrics, when the configuration asks for them.
@@ -108,11 +110,15 @@ package final class CoordinatorCore {
 
     /// Creates a core that answers through `outbox`, which must outlive it (the core does not
     /// keep it alive: the coordinator's driver is the outbox of the core it owns).
+    /// `instance` names this run of the coordinator, and `wallClock` tells the time of day: a
+    /// simulation gives both.
     package init(
         configuration: CoordinatorConfiguration, outbox: any CoordinatorOutbox, logger: Logger,
-        now: ContinuousClock.Instant = .now
+        now: ContinuousClock.Instant = .now, instance: String = CoordinatorCore.newInstance(), wallClock: @escaping () -> Date = Date.init
     ) {
         self.configuration = configuration
+        self.instance = instance
+        self.wallClock = wallClock
         self.outbox = outbox
         self.logger = logger
         self.startedAt = now
@@ -125,6 +131,26 @@ package final class CoordinatorCore {
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes
         )
         self.metrics = configuration.recordsMetrics ? CoordinatorMetrics() : nil
+    }
+
+    /// A fresh instance id: 16 hex digits of a random UUID.
+    package static func newInstance() -> String {
+        String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)).lowercased()
+    }
+
+    /// The credits the pool counts free, and the sum of the free credits of the workers that
+    /// take work (reachable, not draining): always equal and never negative, or credits are
+    /// being lost or made up. For tests and the simulation.
+    package var creditAccount: (pool: Int, workers: Int) {
+        (freeCredits, workers.values.reduce(0) { $0 + $1.freeCredits })
+    }
+
+    /// Where the coordinator has `requestID` (queued, running on a worker, finished), and
+    /// whether a worker holds it; for the simulation's reports.
+    package func whereabouts(of requestID: String) -> String {
+        let holders = workers.values.filter { $0.inFlight.contains(requestID) }.map(\.name)
+        guard let pending = requests[requestID] else { return "not held; in flight on \(holders)" }
+        return "\(pending.isFinished ? "finished" : "\(pending.placement)"), recovered \(pending.recovered); in flight on \(holders)"
     }
 
     /// The counters, with the current gauges.
@@ -168,7 +194,8 @@ package final class CoordinatorCore {
     /// stacks; unfinished requests are queued again, in acceptance order, with their deadlines.
     ///
     /// Call it once, before any message arrives.
-    package func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date = Date()) {
+    package func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date? = nil) {
+        let wallNow = wallNow ?? wallClock()
         for outcome in recovery.finished {
             completed.record(outcome)
             recordStack(outcome, now: now)
@@ -192,7 +219,8 @@ package final class CoordinatorCore {
 
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
     /// unfinished requests in acceptance order, each with the worker deaths it has seen.
-    package func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> [JournalRecord] {
+    package func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date? = nil) -> [JournalRecord] {
+        let wallNow = wallNow ?? wallClock()
         var records: [JournalRecord] = []
         forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
             records.append(record)
@@ -205,7 +233,8 @@ package final class CoordinatorCore {
     /// The same snapshot, written as the journal's records: each unfinished request straight
     /// from the bytes it is held as, so a compaction with a million queued makes no
     /// `WireRequest` for any of them.
-    package func encodedJournalSnapshot(now: ContinuousClock.Instant, wallNow: Date = Date()) -> JournalSnapshot {
+    package func encodedJournalSnapshot(now: ContinuousClock.Instant, wallNow: Date? = nil) -> JournalSnapshot {
+        let wallNow = wallNow ?? wallClock()
         var snapshot = JournalSnapshot()
         forEachSnapshotRecord(now: now, wallNow: wallNow) { record in
             snapshot.append(record)
@@ -402,7 +431,7 @@ package final class CoordinatorCore {
     }
 
     /// Every registered worker, by name.
-    func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
+    package func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
         FleetWorkersReport(workers: workers.values.map { worker in
             FleetWorkersReport.Worker(
                 name: worker.name, id: CoordinatorDriver.routingText(worker.id.routingID),
@@ -613,7 +642,7 @@ package final class CoordinatorCore {
         counters.accepted += 1
         // Its bytes as it is held: one copy, where a `WireRequest` with its input copied and
         // its fields packed again on the journal's thread cost a journaling coordinator 7 %.
-        outbox.journal(pending.acceptance(deadline: Date().addingTimeInterval(Double(timeout) / 1e9)))
+        outbox.journal(pending.acceptance(deadline: wallClock().addingTimeInterval(Double(timeout) / 1e9)))
         if dispatching { dispatch(now: now) }
         return true
     }
@@ -738,10 +767,13 @@ package final class CoordinatorCore {
         guard let worker = knownWorker(id, now: now) else {
             // Unknown (expired, or the coordinator restarted): it must register again. A result
             // may still answer a request recovered from the journal.
+            var adopted = false
             read { outcome in
-                if !outcome.nested && !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
+                if outcome.nested { return }
+                if adoptRecovered(outcome, now: now, dispatching: false) { adopted = true } else { counters.lateResultsDiscarded += 1 }
             }
             _ = outbox.send(.disconnect, to: id)
+            if adopted { dispatch(now: now) }
             return
         }
         read { outcome in result(outcome, from: worker.record, now: now, dispatching: false) }
@@ -877,7 +909,7 @@ package final class CoordinatorCore {
             return
         }
         guard let sent = worker.inFlight.remove(outcome.requestID) else {
-            if !adoptRecovered(outcome, now: now) { counters.lateResultsDiscarded += 1 }
+            if !adoptRecovered(outcome, now: now, dispatching: dispatching) { counters.lateResultsDiscarded += 1 }
             return
         }
         if !worker.isDraining { freeCredits += 1 }
@@ -894,12 +926,15 @@ package final class CoordinatorCore {
 
     /// A worker that ran a request before the coordinator restarted reports its result: if the
     /// recovered request has not been sent out again, the result answers it and nothing reruns.
-    private func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant) -> Bool {
+    /// Work follows once the whole RESULT is read (`dispatching` false): sent at once, a queued
+    /// request could go to this worker and a later result in the same message, of its earlier
+    /// run, would be taken for the new one's, which the worker would then run again.
+    private func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
         guard let pending = requests[outcome.requestID], !pending.isFinished, pending.recovered, pending.placement == .queued,
               pending.action == outcome.action else { return false }
         counters.adoptedResults += 1
         finish(pending, with: outcome, now: now)
-        dispatch(now: now)
+        if dispatching { dispatch(now: now) }
         return true
     }
 
@@ -1219,6 +1254,10 @@ package final class CoordinatorCore {
                 staleEntries = max(0, staleEntries - 1)
                 continue
             }
+            // Past its deadline, it waits for the tick that answers it `timedOut`: sent now, it
+            // would reach its worker with no time left, and the coordinator would count its
+            // credit free again (deadline and grace gone) before the worker's answer came.
+            guard pending.deadlineOffset > nowOffset else { return .blocked(host: nil) }
             let worker: WorkerRecord
             switch chooseWorker(for: pending, now: now) {
             case .worker(let chosen): worker = chosen

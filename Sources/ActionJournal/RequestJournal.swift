@@ -196,6 +196,13 @@ package final class RequestJournal {
         guard bytes.count >= header.count, Array(bytes[0..<header.count]) == header else {
             throw JournalError("\(path) is not an ActionBus journal (it does not start with \"ABJOURN1\"); move it away or use another --data-dir")
         }
+        return try recovery(of: bytes, path: path)
+    }
+
+    /// What a journal's bytes (its header, then records) hold, and how many of them are intact:
+    /// a torn end is cut off, damage with more after it throws. A simulation's journal kept in
+    /// memory is read by the same rules as a file.
+    package static func recovery(of bytes: [UInt8], path: String = "the journal") throws(JournalError) -> (JournalRecovery, Int) {
         var recovery = JournalRecovery()
         var unfinished: [RecoveredRequest?] = []
         var unfinishedIndex: [String: Int] = [:]
