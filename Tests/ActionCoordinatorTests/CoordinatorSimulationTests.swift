@@ -14,7 +14,7 @@ struct CoordinatorSimulationTests {
         if let given = Self.environment["ACTIONBUS_SIMULATION_SEED"].flatMap(UInt64.init) {
             seeds = [given]
         } else {
-            let count = Self.environment["ACTIONBUS_SIMULATION_SCHEDULES"].flatMap(Int.init) ?? 300
+            let count = Self.environment["ACTIONBUS_SIMULATION_SCHEDULES"].flatMap(Int.init) ?? 1000
             let base = Self.environment["ACTIONBUS_SIMULATION_BASE"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
             seeds = (0..<UInt64(count)).map { base &+ $0 }
         }

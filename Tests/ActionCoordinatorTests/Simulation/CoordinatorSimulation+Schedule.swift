@@ -24,8 +24,7 @@ extension CoordinatorSimulation {
         case 330..<410: acknowledge()
         case 410..<430: cancel()
         case 430..<470: ping()
-        case 470..<700: finishSome()
-        case 700..<720: duplicateResult()
+        case 470..<720: finishSome()
         case 720..<900: try advance(by: .milliseconds(random.int(20...450)))
         case 900..<930: if upWorkers.count < 4 { startWorker() }
         case 930..<945: crashWorker()
@@ -127,6 +126,7 @@ extension CoordinatorSimulation {
         }
         note("result \(worker.name) \(outcomes.map(\.requestID))")
         send(outcomes, from: worker)
+        if random.chance(0.05) { duplicateResult(of: worker) }
     }
 
     private func send(_ outcomes: [WireOutcome], from worker: SimulatedWorker) {
@@ -137,12 +137,12 @@ extension CoordinatorSimulation {
         }
     }
 
-    /// A result sent again (a resend after a reconnect, a duplicate on the wire).
-    private func duplicateResult() {
-        let candidates = upWorkers.filter { !$0.finished.isEmpty }
-        guard !candidates.isEmpty else { return }
-        let worker = random.pick(candidates)
-        let (requestID, outcome) = random.pick(worker.finished)
+    /// A worker's last result arrives again, right behind the first (a duplicate on the way).
+    /// Not an older one: results carry no run number, so a stale duplicate arriving after the
+    /// same id was sent to that worker again would answer the new run, and nothing on the real
+    /// wire (ZeroMQ over TCP, results sent once) makes one.
+    private func duplicateResult(of worker: SimulatedWorker) {
+        let (requestID, outcome) = worker.finished[worker.finished.count - 1]
         note("duplicate-result \(worker.name) \(requestID)")
         core.received(.result(outcome), from: worker.id, now: now)
     }
