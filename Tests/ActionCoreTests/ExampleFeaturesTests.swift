@@ -12,7 +12,7 @@ struct ExampleFeaturesTests {
         #expect(ExampleApp.catalog.actionNames == [
             "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
-            "Fault.flaky", "Fault.oversize", "Labs.preview",
+            "Fault.flaky", "Fault.oversize", "Fault.block", "Labs.preview",
         ])
         #expect(ExampleApp.catalog.action(named: "Clock.sleep")?.actionDescription == SleepAction.description)
         #expect(ExampleApp.catalog.action(named: "Clock") == nil)

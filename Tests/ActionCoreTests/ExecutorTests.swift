@@ -25,14 +25,27 @@ struct ExecutorTests {
         let tagged = TaggedQueue("dispatch", attributes: .concurrent)
         let executor = DispatchQueueExecutor(queue: tagged.queue)
         let steps = Recorder<String>()
+        // Each piece of work waits (bounded) for its `submit` to have returned: an executor that
+        // ran work inline, inside `submit`, would make that wait run out.
+        let outerSubmitted = DispatchSemaphore(value: 0)
+        let nestedSubmitted = DispatchSemaphore(value: 0)
+        let caller = pthread_self()
         executor.submit {
-            steps.record("outer current \(executor.isCurrent)")
-            executor.submit { steps.record("nested on \(TaggedQueue.currentTag ?? "nil")") }
-            steps.record("after nested")
+            let returnedFirst = outerSubmitted.wait(timeout: .now() + 2) == .success
+            steps.record("outer: submit returned first \(returnedFirst), on \(TaggedQueue.currentTag ?? "nil"), current \(executor.isCurrent)")
+            steps.record("outer: off the caller's thread \(pthread_equal(pthread_self(), caller) == 0)")
+            executor.submit {
+                let returnedFirst = nestedSubmitted.wait(timeout: .now() + 2) == .success
+                steps.record("nested: submit returned first \(returnedFirst), on \(TaggedQueue.currentTag ?? "nil")")
+            }
+            nestedSubmitted.signal()
+            steps.record("outer: after nested submit")
         }
-        let recorded = await steps.waitForValues(count: 3)
-        #expect(recorded?.first == "outer current true")
-        #expect(Set(recorded ?? []) == ["outer current true", "nested on dispatch", "after nested"])
+        outerSubmitted.signal()
+        let recorded = await steps.waitForValues(count: 4) ?? []
+        #expect(Array(recorded.prefix(2)) == ["outer: submit returned first true, on dispatch, current true", "outer: off the caller's thread true"])
+        // The nested work runs concurrently with the rest of the outer work: in either order.
+        #expect(Set(recorded.dropFirst(2)) == ["nested: submit returned first true, on dispatch", "outer: after nested submit"])
         #expect(!executor.isCurrent)
     }
 

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionClient
 import ActionTransport
 import ActionWire
