@@ -15,13 +15,13 @@ struct SeededRandomTests {
         #expect(split.next() != sequence[0], "a split stream is not the parent's")
     }
 
-    @Test(.seeded) func aSeededTestsIssuesSayItsSeed() {
-        let generator = SeededRandom()
-        withKnownIssue {
-            Issue.record("a failure")
-        } matching: { issue in
-            issue.comments.contains { $0.rawValue == "seed \(generator.seed); replay with ACTIONBUS_TEST_SEED=\(generator.seed)" }
-        }
-        #expect(SeededRandom().seed == generator.seed, "one seed for the whole test")
+    /// (That every issue of a `.seeded` test carries "seed N; replay with ACTIONBUS_TEST_SEED=N"
+    /// is not checkable from inside the test: the trait annotates issues after the test's own
+    /// known-issue matching sees them.)
+    @Test(.seeded) func aSeededTestHasOneSeedThroughout() {
+        let first = SeededRandom(), second = SeededRandom()
+        #expect(first.seed == second.seed)
+        var a = first, b = second
+        #expect(a.next() == b.next(), "the same inputs from the same seed")
     }
 }
