@@ -124,4 +124,15 @@ struct ExampleFeaturesTests {
         let outcome = await session.outcome(of: FaultFeature.hang, input: NoInput(), deadline: .now + .milliseconds(50))
         #expect(outcome.error?.code == .timedOut)
     }
+
+    @Test("Fault.block holds its thread for ms, then succeeds; ms out of range is invalid input")
+    func block() async throws {
+        let started = ContinuousClock.now
+        let output = try await session.perform(FaultFeature.block, input: .init(ms: 60))
+        #expect(output.blockedMs == 60)
+        #expect(ContinuousClock.now - started >= .milliseconds(60))
+        for ms in [-1, BlockAction.maximumMilliseconds + 1] {
+            #expect(await session.outcome(of: FaultFeature.block, input: .init(ms: ms)).error?.code == .invalidInput)
+        }
+    }
 }
