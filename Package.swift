@@ -131,7 +131,7 @@ let package = Package(
             name: "ActionWorkerTests",
             dependencies: ["ActionWorker", "ActionWire", "ActionTransport", "ExampleFeatures", "ZeroMQ"]
         ),
-        .testTarget(name: "ActionClientTests", dependencies: ["ActionClient", "ActionBusTestSupport", "ActionWire"]),
+        .testTarget(name: "ActionClientTests", dependencies: ["ActionClient", "ActionBusTestSupport", "ActionTransport", "ActionWire", "ZeroMQ"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,4 +1,3 @@
-import ActionBusTestSupport
 import ActionClient
 import ActionTransport
 import ActionWire
