@@ -36,8 +36,8 @@ package final class BusFixture: @unchecked Sendable {
     package var workers: String { "tcp://127.0.0.1:\(workersPort)" }
     package var outcomes: String { "tcp://127.0.0.1:\(outcomesPort)" }
 
-    /// Options every query the fixture runs (`stats`, `workers`) adds: a CURVE client's keys
-    /// when the coordinator wants them.
+    /// Options every query the fixture runs (`stats`, `workers`) and every subscriber it starts
+    /// add: a CURVE client's keys when the coordinator wants them.
     package var queryOptions: [String] {
         get { extraQueryOptions.withLock { $0 } }
         set { extraQueryOptions.withLock { $0 = newValue } }
