@@ -117,24 +117,31 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // What the test targets share: the bus fixture (processes killed by PID), bounded waits,
+        // the coordinator's reports as the tests read them, and seeded random inputs.
+        .target(name: "ActionBusTestSupport", dependencies: ["Locking"], path: "Tests/ActionBusTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
-        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ActionWire"]),
-        .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ZeroMQ"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ActionBusTestSupport", "ActionWire"]),
+        .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ActionBusTestSupport", "ZeroMQ"]),
         .testTarget(
             name: "ActionCoordinatorTests",
-            dependencies: ["ActionCoordinator", "ActionCore", "ActionJournal", "ActionWire", "Locking"]
+            dependencies: ["ActionCoordinator", "ActionBusTestSupport", "ActionCore", "ActionJournal", "ActionWire", "Locking"]
         ),
         .testTarget(
             name: "ActionWorkerTests",
             dependencies: ["ActionWorker", "ActionWire", "ActionTransport", "ExampleFeatures", "ZeroMQ"]
         ),
+        .testTarget(name: "ActionClientTests", dependencies: ["ActionClient", "ActionBusTestSupport", "ActionTransport", "ActionWire", "ZeroMQ"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["actionbus", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"],
+            dependencies: [
+                "actionbus", "ActionBusTestSupport", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures",
+                "ZeroMQ", "Locking",
+            ],
             // The zguide's Majordomo examples (unmodified) and the browser driver, run with Python.
             exclude: ["Support/zguide", "Support/browser"]
         ),
-        .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ExampleFeatures"]),
+        .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ActionBusTestSupport", "ExampleFeatures"]),
         .testTarget(name: "ActionOperationsTests", dependencies: ["ActionOperations"]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,14 +25,18 @@ public enum FaultFeature: Feature {
     /// `Fault.oversize {"bytes"}` returns an output of that many bytes (past the bus's message
     /// limit, the worker answers `resultTooLarge`).
     public static let oversize = action(OversizeAction.self)
+    /// `Fault.block {"ms"}` → `{"blockedMs"}`: holds a thread of a concurrent executor for that
+    /// long, as slow synchronous code does.
+    public static let block = action(BlockAction.self)
 
-    /// Declares `fail`, `hang`, `crash`, `flaky` and `oversize`.
+    /// Declares `fail`, `hang`, `crash`, `flaky`, `oversize` and `block`.
     public static func prepare(actions: inout FeatureActions) {
         actions.declare(fail)
         actions.declare(hang)
         actions.declare(crash)
         actions.declare(flaky)
         actions.declare(oversize)
+        actions.declare(block)
     }
 }
 

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 @testable import ActionCoordinator
 import ActionWire
 import Testing
@@ -52,11 +53,11 @@ struct CompletedOutcomesTests {
         #expect(kept.lookup("a") == nil && kept.count == 0 && kept.bytes == 0)
     }
 
-    @Test func whatIsKeptMatchesAModelOfTheRules() {
+    @Test(.seeded) func whatIsKeptMatchesAModelOfTheRules() {
         let capacity = 50
         var kept = CompletedOutcomes(capacity: capacity)
         var recent: [String] = []
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom()
         for step in 0..<5_000 {
             let id = "id-\(Int.random(in: 0..<400, using: &generator))"
             if step % 2 == 0 {

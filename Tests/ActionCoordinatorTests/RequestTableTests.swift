@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 @testable import ActionCoordinator
 import ActionWire
 import Testing
@@ -71,10 +72,10 @@ struct RequestTableTests {
         #expect(request.request.requestID == "r1")
     }
 
-    @Test func everyIDIsFoundAndEveryRemovalLeavesTheRestFindable() {
+    @Test(.seeded) func everyIDIsFoundAndEveryRemovalLeavesTheRestFindable() {
         var table = RequestTable()
         var model: [String: PendingRequest] = [:]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom()
         for step in 0..<20_000 {
             let id = "id-\(Int.random(in: 0..<3_000, using: &generator))"
             if let present = model[id] {

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionCore
 import ExampleFeatures
 import Foundation
@@ -96,9 +97,9 @@ struct ActionRetryTests {
         #expect(await waitUntil(timeout: .seconds(5)) { released.isReleased })
     }
 
-    @Test func backoffGrowsExponentiallyWithinItsJitterAndCap() {
+    @Test(.seeded) func backoffGrowsExponentiallyWithinItsJitterAndCap() {
         let policy = ActionRetryPolicy(maxAttempts: 10, initialBackoff: .milliseconds(100), multiplier: 2, maxBackoff: .seconds(1), jitter: 0.5)
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom()
         for _ in 0..<200 {
             let second = policy.backoff(beforeAttempt: 2, using: &generator)
             let third = policy.backoff(beforeAttempt: 3, using: &generator)

@@ -12,7 +12,7 @@ struct ExampleFeaturesTests {
         #expect(ExampleApp.catalog.actionNames == [
             "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
-            "Fault.flaky", "Fault.oversize", "Labs.preview",
+            "Fault.flaky", "Fault.oversize", "Fault.block", "Labs.preview",
         ])
         #expect(ExampleApp.catalog.action(named: "Clock.sleep")?.actionDescription == SleepAction.description)
         #expect(ExampleApp.catalog.action(named: "Clock") == nil)
@@ -50,7 +50,8 @@ struct ExampleFeaturesTests {
         let started = ContinuousClock.now
         let output = try await session.perform(ClockFeature.sleep, input: .init(ms: 60))
         #expect(output.sleptMs == 60)
-        #expect(ContinuousClock.now - started >= .milliseconds(60))
+        // (Dispatch's clock and ContinuousClock may differ by a tick: a little slack, not a bound.)
+        #expect(ContinuousClock.now - started >= .milliseconds(55))
         let negative = await session.outcome(of: ClockFeature.sleep, input: .init(ms: -1))
         #expect(negative.error?.code == .invalidInput)
     }
@@ -123,5 +124,17 @@ struct ExampleFeaturesTests {
     func hang() async {
         let outcome = await session.outcome(of: FaultFeature.hang, input: NoInput(), deadline: .now + .milliseconds(50))
         #expect(outcome.error?.code == .timedOut)
+    }
+
+    @Test("Fault.block holds its thread for ms, then succeeds; ms out of range is invalid input")
+    func block() async throws {
+        let started = ContinuousClock.now
+        let output = try await session.perform(FaultFeature.block, input: .init(ms: 60))
+        #expect(output.blockedMs == 60)
+        // (Dispatch's clock and ContinuousClock may differ by a tick: a little slack, not a bound.)
+        #expect(ContinuousClock.now - started >= .milliseconds(55))
+        for ms in [-1, BlockAction.maximumMilliseconds + 1] {
+            #expect(await session.outcome(of: FaultFeature.block, input: .init(ms: ms)).error?.code == .invalidInput)
+        }
     }
 }

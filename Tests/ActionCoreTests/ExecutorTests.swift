@@ -25,14 +25,25 @@ struct ExecutorTests {
         let tagged = TaggedQueue("dispatch", attributes: .concurrent)
         let executor = DispatchQueueExecutor(queue: tagged.queue)
         let steps = Recorder<String>()
+        // Each piece of work waits (bounded) for its `submit` to have returned: an executor that
+        // ran work inline, inside `submit`, would make that wait run out.
+        let outerSubmitted = DispatchSemaphore(value: 0)
+        let nestedSubmitted = DispatchSemaphore(value: 0)
         executor.submit {
-            steps.record("outer current \(executor.isCurrent)")
-            executor.submit { steps.record("nested on \(TaggedQueue.currentTag ?? "nil")") }
-            steps.record("after nested")
+            let returnedFirst = outerSubmitted.wait(timeout: .now() + 2) == .success
+            steps.record("outer: submit returned first \(returnedFirst), on \(TaggedQueue.currentTag ?? "nil"), current \(executor.isCurrent)")
+            executor.submit {
+                let returnedFirst = nestedSubmitted.wait(timeout: .now() + 2) == .success
+                steps.record("nested: submit returned first \(returnedFirst), on \(TaggedQueue.currentTag ?? "nil")")
+            }
+            nestedSubmitted.signal()
+            steps.record("outer: after nested submit")
         }
-        let recorded = await steps.waitForValues(count: 3)
-        #expect(recorded?.first == "outer current true")
-        #expect(Set(recorded ?? []) == ["outer current true", "nested on dispatch", "after nested"])
+        outerSubmitted.signal()
+        let recorded = await steps.waitForValues(count: 3) ?? []
+        #expect(recorded.first == "outer: submit returned first true, on dispatch, current true", "\(recorded)")
+        // The nested work runs concurrently with the rest of the outer work: in either order.
+        #expect(Set(recorded.dropFirst()) == ["nested: submit returned first true, on dispatch", "outer: after nested submit"], "\(recorded)")
         #expect(!executor.isCurrent)
     }
 

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 @testable import ActionJournal
 import Testing
 
@@ -19,8 +20,8 @@ struct CRC32Tests {
     }
 
     /// Every length around the eight-byte steps, at every alignment, as slices and as arrays.
-    @Test func eightBytesAStepAgreesWithTheDefinition() {
-        var generator = SystemRandomNumberGenerator()
+    @Test(.seeded) func eightBytesAStepAgreesWithTheDefinition() {
+        var generator = SeededRandom()
         let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for start in 0..<8 {
             for length in 0...(bytes.count - start) where length < 40 || length % 37 == 0 {

@@ -14,7 +14,7 @@ import ZeroMQ
 struct WorkerTests {
     static let exampleActions: Set<String> = [
         "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
-        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize", "Labs.preview",
+        "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize", "Fault.block", "Labs.preview",
     ]
 
     // MARK: Registration
@@ -340,15 +340,31 @@ struct WorkerTests {
         }
     }
 
-    @Test func heartbeatsContinueWhileAnActionIsOutstanding() async throws {
-        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50) }) { coordinator, _ in
-            try coordinator.send(.request(WireRequest(
-                requestID: "hang", action: "Fault.hang", timeoutMilliseconds: 1_000, input: []
-            )))
-            for _ in 1...3 {
-                _ = try coordinator.next("HEARTBEAT", timeout: .seconds(2)) { $0 == .heartbeat }
+    /// `Fault.block` holds a thread of its concurrent executor each (eight of them, more than
+    /// the machine's cores); the heartbeats must not wait for any of those threads.
+    @Test func heartbeatsContinueWhileActionsBlockTheirExecutorsThreads() async throws {
+        let blocked = 8, blockMilliseconds = 1_500
+        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50); $0.credits = UInt32(blocked) }) { coordinator, _ in
+            let sent = ContinuousClock.now
+            for n in 1...blocked {
+                try coordinator.send(.request(WireRequest(
+                    requestID: "block-\(n)", action: "Fault.block", timeoutMilliseconds: 20_000,
+                    input: Array(#"{"ms":\#(blockMilliseconds)}"#.utf8)
+                )))
             }
-            #expect(try coordinator.nextResult().failureCode == BusErrorCode.timedOut)
+            // Three heartbeats, each before any RESULT and all while every action still blocks.
+            for beat in 1...3 {
+                let received = try coordinator.next("HEARTBEAT or RESULT", timeout: .seconds(5)) {
+                    if case .result = $0 { true } else { $0 == .heartbeat }
+                }
+                try #require(received.message == .heartbeat, "heartbeat \(beat) came after a RESULT: the worker stopped heartbeating while its actions blocked")
+            }
+            let heartbeatsAfter = ContinuousClock.now - sent
+            #expect(heartbeatsAfter < .milliseconds(blockMilliseconds / 2), "3 heartbeats took \(heartbeatsAfter)")
+            var outcomes: [WireOutcome] = []
+            for _ in 1...blocked { outcomes.append(try coordinator.nextResult()) }
+            #expect(Set(outcomes.map(\.requestID)) == Set((1...blocked).map { "block-\($0)" }))
+            #expect(outcomes.allSatisfy { $0.outputText == #"{"blockedMs":\#(blockMilliseconds)}"# }, "\(outcomes)")
         }
     }
 

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionTransport
 import ActionWire
 import Foundation

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionClient
 import ActionCore
 import ActionWire
@@ -190,7 +191,7 @@ struct ActionClientTests {
         let first = Task {
             try await client.perform(action: "Echo.say", input: Array(#"{"text":"first"}"#.utf8), timeout: .seconds(30), requestID: "same")
         }
-        try expect(waitUntil { (try? LoadTests.statistics(bus)["accepted"]) == 1 }, "the first request was not accepted")
+        try expect(waitUntil { (try? bus.statistics()["accepted"]) == 1 }, "the first request was not accepted")
         let second = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireOutcome, ActionBusError>, Never>) in
             client.perform(action: "Echo.say", input: Array(#"{"text":"second"}"#.utf8), requestID: "same") { continuation.resume(returning: $0) }
         }
@@ -203,7 +204,7 @@ struct ActionClientTests {
         let outcome = try await first.value
         #expect(outcome.requestID == "same")
         #expect(outcome.successOutput.map { String(decoding: $0.output, as: UTF8.self) } == #"{"text":"first"}"#, "\(outcome)")
-        #expect(try LoadTests.statistics(bus)["accepted"] == 1, "the second call reached the coordinator")
+        #expect(try bus.statistics()["accepted"] == 1, "the second call reached the coordinator")
         await client.close()
     }
 
@@ -218,7 +219,7 @@ struct ActionClientTests {
         let client = try ActionClient(configuration: configuration)
         // No worker serves Clock: the first request holds the window's one place.
         let first = Task { try await client.perform(action: "Clock.sleep", input: Array(#"{"ms":1}"#.utf8), timeout: .seconds(30)) }
-        try expect(waitUntil { (try? LoadTests.statistics(bus)["accepted"]) == 1 }, "the first request was not accepted")
+        try expect(waitUntil { (try? bus.statistics()["accepted"]) == 1 }, "the first request was not accepted")
         // Both calls are queued to the client's loop from this one thread, so the cancel comes second.
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireOutcome, ActionBusError>, Never>) in
             client.perform(action: "Echo.say", input: Array(#"{"text":"never"}"#.utf8), requestID: "waiting") { continuation.resume(returning: $0) }
@@ -226,7 +227,7 @@ struct ActionClientTests {
         }
         let outcome = try result.get()
         #expect(outcome.failureCode == BusErrorCode.cancelled, "\(outcome)")
-        #expect(try LoadTests.statistics(bus)["accepted"] == 1, "the cancelled request reached the coordinator")
+        #expect(try bus.statistics()["accepted"] == 1, "the cancelled request reached the coordinator")
         first.cancel()
         await client.close()
         _ = try? await first.value

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 
@@ -62,10 +63,7 @@ struct DeploymentWorkerTests {
             let coordinator = try bus.startCoordinator(["--no-journal"])
             let name = "deployed-\(file.split(separator: "/").last!.prefix(8))"
             let worker = try bus.start("worker", try Self.runnable(arguments, workers: bus.workers, name: name))
-            try expect(waitUntil(interval: .milliseconds(200)) {
-                let workers = try bus.start("workers-\(UUID().uuidString.prefix(6))", ["workers", "--json", "--coordinator", bus.clients])
-                return workers.waitForExit(timeout: .seconds(10)) == 0 && workers.stdout.contains(#""\#(name)""#)
-            }, "\(file): the worker never registered: \(worker.stderr)")
+            try bus.awaitWorker(name, coordinator: coordinator, process: worker)
             let echo = try bus.perform("Echo.say", ["--input", #"{"text":"deployed"}"#, "--json", "--timeout", "20"])
             #expect(echo.process.terminationStatus == 0, "\(file): Echo.say failed: \(echo.stdout) \(echo.stderr) \(worker.stderr)")
 
@@ -75,7 +73,6 @@ struct DeploymentWorkerTests {
                                     "\(file): \(crash.stderr)")
             #expect(line.outcome == "failure" && line.error?.code == "noWorker", "\(file): \(crash.stdout)")
             #expect(worker.process.isRunning, "\(file): the worker died")
-            _ = coordinator
         }
     }
 }

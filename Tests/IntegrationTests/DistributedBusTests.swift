@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 
@@ -72,8 +73,7 @@ struct DistributedBusTests {
         let coordinator = try bus.startCoordinator()
         try bus.startWorker("w1", coordinator: coordinator)
         try bus.startWorker("w2", coordinator: coordinator)
-        let subscriber = try bus.start("subscriber", ["subscribe", "--session", "watched", "--limit", "30", "--json", "--outcomes", bus.outcomes])
-        try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "subscriber did not subscribe: \(subscriber.stderr)")
+        let subscriber = try bus.startSubscriber("subscriber", ["--session", "watched", "--limit", "30", "--json"])
 
         let watched = try bus.start("watched", ["perform", "Echo.say", "--input", #"{"text":"w"}"#, "--session", "watched",
                                                 "--count", "30", "--concurrency", "5", "--coordinator", bus.clients])
@@ -85,8 +85,7 @@ struct DistributedBusTests {
         let seen = try OutcomeLine.parse(subscriber.stdoutLines)
         #expect(seen.count == 30)
         #expect(seen.allSatisfy { $0.session == "watched" })
-        #expect(seen.compactMap(\.sequence) == Array(1...30))
-        #expect(!subscriber.stderr.contains("gap:"))
+        #expect(seen.compactMap(\.sequence) == Array(1...30), "gapless")
     }
 
     @Test func badRequestsGetClearErrors() throws {
@@ -105,8 +104,7 @@ struct DistributedBusTests {
         #expect(try failure("Math.fibonacci", ["--input", #"{"n":-1}"#]) == (1, "invalidInput"))
 
         let usage = try bus.perform("NotAnAction", [])
-        #expect(usage.process.terminationStatus == 2)
-        #expect(usage.stderr.contains("Feature.action"))
+        #expect(usage.process.terminationStatus == 2, "a usage error")
         let badJSON = try bus.perform("Echo.say", ["--input", "{oops"])
         #expect(badJSON.process.terminationStatus == 2)
 
@@ -120,8 +118,10 @@ struct DistributedBusTests {
         let bus = try BusFixture()
         let perform = try bus.perform("Echo.say", ["--input", #"{"text":"hi"}"#, "--timeout", "0.5"], timeout: .seconds(20))
         #expect(perform.process.terminationStatus == 2)
+        #expect(perform.stdout.isEmpty, "no outcome")
+        // Message wording, on purpose: what is tested is that the person running it is told
+        // which endpoint did not answer; only the text for people says so.
         #expect(perform.stderr.contains("no coordinator answered at \(bus.clients)"), "\(perform.stderr)")
-        #expect(perform.stderr.contains("is `actionbus coordinator` running"))
     }
 
     @Test func anIdempotencyKeyReusedForAnotherRequestIsRefusedClearly() throws {

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 
@@ -11,8 +12,7 @@ struct FlintOverTheBusTests {
         try bus.startWorker("w1", coordinator: coordinator)
         // The nested Echo.say and the requested Echo.sayTwice, and began events too: read until
         // all three lines are in (began events come on a socket of their own).
-        let subscriber = try bus.start("subscriber", ["subscribe", "--session", "flint-1", "--began", "--json", "--outcomes", bus.outcomes])
-        try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "subscriber did not subscribe: \(subscriber.stderr)")
+        let subscriber = try bus.startSubscriber("subscriber", ["--session", "flint-1", "--began", "--json"])
 
         let perform = try bus.perform("Echo.sayTwice", ["--input", #"{"text":"hi"}"#, "--session", "flint-1", "--not-user-initiated", "--json"])
         #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
@@ -94,8 +94,7 @@ struct FlintOverTheBusTests {
         coordinator.signal(SIGTERM)
         #expect(coordinator.waitForExit(timeout: .seconds(10)) == 0)
         coordinator = try bus.startCoordinator(["--heartbeat-ms", "300"], name: "coordinator-2")
-        try expect(waitUntil { coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker registered") },
-                   "w1 did not register again: \(coordinator.stderr)")
+        try bus.awaitWorker("w1", coordinator: coordinator)
         #expect(try features([])["switches"] as? [String: String] == ["Labs": "on", "Echo": "off"])
         #expect(try perform("Echo.say").error?.code == "featureUnavailable")
         #expect(try features(["--clear", "Echo", "--clear", "Labs"])["switches"] as? [String: String] == [:])

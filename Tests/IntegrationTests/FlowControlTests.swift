@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionTransport
 import ActionWire
 import Foundation
@@ -34,9 +35,9 @@ struct FlowControlTests {
             try dealer.send(Multipart(frames.frames))
         }
         // Every request finishes while the client reads nothing: the replies wait.
-        try expect(waitUntil(timeout: .seconds(60), interval: .milliseconds(200)) { (try? LoadTests.statistics(bus)["completed"]) == count },
-                   "the requests did not complete: \(String(describing: try? LoadTests.statistics(bus)))")
-        let waiting = try LoadTests.statistics(bus)
+        try expect(waitUntil(timeout: .seconds(60), interval: .milliseconds(200)) { (try? bus.statistics()["completed"]) == count },
+                   "the requests did not complete: \(String(describing: try? bus.statistics()))")
+        let waiting = try bus.statistics()
         #expect(waiting["deferredReplies", default: 0] > 0, "the test never filled the client's queue: \(waiting)")
 
         // ACCEPTED goes only for requests still without an outcome once the acceptance delay
@@ -59,7 +60,7 @@ struct FlowControlTests {
             }
         }
         #expect(Set(outcomes).count == count)
-        let after = try LoadTests.statistics(bus)
+        let after = try bus.statistics()
         #expect(after["undeliverableReplies"] == 0, "\(after)")
     }
 
@@ -73,7 +74,7 @@ struct FlowControlTests {
         let perform = try bus.start("perform", [
             "perform", "Clock.sleep", "--input", #"{"ms":3000}"#, "--timeout", "30", "--json", "--coordinator", bus.clients,
         ])
-        try expect(waitUntil(interval: .milliseconds(200)) { (try? LoadTests.statistics(bus)["running"]) == 1 }, "the request did not start")
+        try expect(waitUntil(interval: .milliseconds(200)) { (try? bus.statistics()["running"]) == 1 }, "the request did not start")
         coordinator.signal(SIGSTOP)
         // Past the worker's liveness (3 × 300 ms) twice over: it reconnects meanwhile.
         Thread.sleep(forTimeInterval: 2)
@@ -82,7 +83,7 @@ struct FlowControlTests {
         #expect(perform.process.terminationStatus == 0, "\(perform.stdout) \(perform.stderr)")
         let outcomes = try OutcomeLine.parse(perform.stdoutLines)
         #expect(outcomes.map(\.worker) == ["w1"])
-        let stats = try LoadTests.statistics(bus)
+        let stats = try bus.statistics()
         #expect(stats["workersExpired"] == 0, "\(stats)")
         #expect(stats["redelivered"] == 0, "\(stats)")
         #expect(stats["stalls", default: 0] >= 1, "\(stats)")
@@ -106,8 +107,10 @@ struct WorkerTermsTests {
         #expect(try OutcomeLine.parse(over.stdoutLines).first?.error?.code == "resultTooLarge")
         let small = try bus.perform("Fault.oversize", ["--input", #"{"bytes":100}"#, "--json"])
         #expect(small.process.terminationStatus == 0)
-        let stats = try LoadTests.statistics(bus)
+        let stats = try bus.statistics()
         #expect(stats["workersExpired"] == 0 && stats["malformedWorkerMessages"] == 0 && stats["redelivered"] == 0, "\(stats)")
-        #expect(worker.stderr.contains("heartbeat set by the coordinator"), "\(worker.stderr)")
+        // The worker took the coordinator's heartbeat (200 ms), not its own default.
+        let heartbeats = worker.logRecords(withField: "heartbeat.interval").compactMap { $0.fields["heartbeat.interval"] }
+        #expect(heartbeats.last == "\(Duration.milliseconds(200))", "\(worker.stderr)")
     }
 }

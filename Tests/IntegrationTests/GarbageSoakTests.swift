@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionWire
 import Foundation
 import Testing
@@ -21,22 +22,24 @@ struct GarbageSoakTests {
         #endif
     }
 
-    static func randomMessage() -> Multipart {
+    static func randomMessage(_ random: inout SeededRandom) -> Multipart {
         var message = Multipart()
-        for _ in 0..<Int.random(in: 1...6) {
-            message.append((0..<Int.random(in: 0...48)).map { _ in UInt8.random(in: 0...255) })
+        for _ in 0..<Int.random(in: 1...6, using: &random) {
+            message.append((0..<Int.random(in: 0...48, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
         }
-        if Bool.random() {
+        if Bool.random(using: &random) {
             // Half of them look like ActionBus messages, to reach deeper into the decoders.
             var forged = Multipart()
-            forged.append([0x41, 0x42, 0x55, 0x53, WireHeader.version, [0x01, 0x02, 0x03, 0x04, 0x21, 0x22, 0x23, 0x25].randomElement()!])
+            let commands: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x21, 0x22, 0x23, 0x25]
+            forged.append([0x41, 0x42, 0x55, 0x53, WireHeader.version, commands.randomElement(using: &random)!])
             for index in 0..<message.count { forged.append(message[index]) }
             return forged
         }
         return message
     }
 
-    @Test func randomFramesOnEverySocketLeaveTheCoordinatorServing() throws {
+    @Test(.seeded) func randomFramesOnEverySocketLeaveTheCoordinatorServing() throws {
+        var random = SeededRandom()
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()
         try bus.startWorker("w1", coordinator: coordinator)
@@ -50,15 +53,15 @@ struct GarbageSoakTests {
             try socket.setOption(.sendTimeout, 10_000)
             try socket.setOption(.sendHighWaterMark, 1000)
             try socket.connect(endpoint)
-            for _ in 0..<100_000 { try socket.send(Self.randomMessage()) }
+            for _ in 0..<100_000 { try socket.send(Self.randomMessage(&random)) }
             socket.close()
         }
         // Unknown identities: connections that each send a little garbage and vanish.
         for _ in 0..<300 {
             let socket = try Socket(context, type: .dealer)
             try socket.setOption(.sendTimeout, 10_000)
-            try socket.connect(Bool.random() ? bus.clients : bus.workers)
-            for _ in 0..<5 { try socket.send(Self.randomMessage()) }
+            try socket.connect(Bool.random(using: &random) ? bus.clients : bus.workers)
+            for _ in 0..<5 { try socket.send(Self.randomMessage(&random)) }
             socket.close()
         }
 

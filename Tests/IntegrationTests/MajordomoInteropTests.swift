@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 
@@ -59,12 +60,11 @@ struct MajordomoInteropTests {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--majordomo-busy-seconds", "2"])
         let first = try bus.startProgram("py-1", python.path, ["-u", Self.exampleWorker, bus.workers, "Legacy.upper"])
-        try expect(waitUntil { coordinator.stderr.contains("worker.name=mdp02-") && coordinator.stderr.contains("worker registered") },
+        try expect(waitUntil(interval: .milliseconds(100)) { (try? bus.listedWorkers().contains { $0.name.hasPrefix("mdp02-") }) == true },
                    "the majortomo worker did not register: \(first.stderr) \(coordinator.stderr)")
 
         // Served like any action: by `actionbus perform`, into the stream and the stacks.
-        let subscriber = try bus.start("subscriber", ["subscribe", "--action", "Legacy.upper", "--json", "--limit", "1", "--outcomes", bus.outcomes])
-        try expect(waitUntil { subscriber.stderr.contains("subscribed to") }, "subscriber did not subscribe: \(subscriber.stderr)")
+        let subscriber = try bus.startSubscriber("subscriber", ["--action", "Legacy.upper", "--json", "--limit", "1"])
         let perform = try bus.perform("Legacy.upper", ["--input", #"{"text":"hi"}"#, "--session", "py-1", "--json"])
         #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
         let outcome = try #require(try OutcomeLine.parse(perform.stdoutLines).first)
@@ -94,6 +94,8 @@ struct MajordomoInteropTests {
         #expect(slow.waitForExit(timeout: .seconds(90)) == 0, "\(slow.stderr)")
         let again = try #require(try OutcomeLine.parse(slow.stdoutLines).first)
         #expect(again.output?["text"]?.string == "AGAIN")
-        #expect(coordinator.stderr.contains("worker lost"), "the dead worker was declared lost")
+        let stats = try bus.statistics()
+        #expect(stats["workersExpired"] == 1, "the dead worker was declared lost: \(stats)")
+        #expect(stats["redelivered"] == 1, "its request ran again: \(stats)")
     }
 }

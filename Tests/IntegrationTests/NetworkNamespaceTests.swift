@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 
@@ -31,6 +32,7 @@ struct NetworkNamespaceTests {
 
     /// A bridge and the namespaces on it; removed, every one, when it goes.
     final class Network {
+        // Unseeded on purpose: names that no other run on this machine uses, not test inputs.
         let name = "ab" + String(UInt32.random(in: 0..<UInt32.max), radix: 16)
         let subnet = "10.\(Int.random(in: 100...250)).\(Int.random(in: 0...250))"
         private(set) var hosts: [String] = []
@@ -79,9 +81,9 @@ struct NetworkNamespaceTests {
         let clients = "tcp://\(coordinatorAddress):5555", workers = "tcp://\(coordinatorAddress):5556"
         let coordinator = try bus.startProgram("coordinator", ip, inHost(1, [
             "coordinator", "--clients", clients, "--workers", workers, "--outcomes", "tcp://\(coordinatorAddress):5557",
-            "--no-journal", "--heartbeat-ms", "300",
+            "--no-journal", "--heartbeat-ms", "300", "--log-format", "json",
         ]))
-        try expect(waitUntil { coordinator.stderr.contains("coordinator listening") }, "no coordinator: \(coordinator.stderr)")
+        try expect(waitUntil { !coordinator.logRecords(withField: "endpoint.clients").isEmpty }, "no coordinator: \(coordinator.stderr)")
         func startWorker(_ host: Int) throws -> BusProcess {
             let name = "w\(host)"
             let worker = try bus.startProgram(name, ip, inHost(host, [
@@ -89,20 +91,24 @@ struct NetworkNamespaceTests {
             ]))
             return worker
         }
-        func registrations(_ name: String) -> Int {
-            coordinator.stderr.components(separatedBy: "worker.name=\(name) [ActionCoordinator] worker registered").count - 1
+        /// Runs a query command on the coordinator's host and returns its JSON.
+        func query(_ command: String) throws -> Data {
+            let process = try bus.startProgram("\(command)-\(UUID().uuidString.prefix(4))", ip,
+                                               inHost(1, [command, "--json", "--timeout", "5", "--coordinator", clients]))
+            try expect(process.waitForExit() == 0, "\(command) failed: \(process.stderr)")
+            return Data(process.stdout.utf8)
         }
-        func running(_ name: String) throws -> Int? {
-            let query = try bus.startProgram("workers-\(UUID().uuidString.prefix(4))", ip, inHost(1, ["workers", "--json", "--coordinator", clients]))
-            guard query.waitForExit() == 0,
-                  let report = try? JSONSerialization.jsonObject(with: Data(query.stdout.utf8)) as? [String: Any],
-                  let listed = report["workers"] as? [[String: Any]] else { return nil }
-            return listed.first { $0["name"] as? String == name }?["inFlight"] as? Int
+        func listedWorkers() throws -> [ListedWorker] {
+            try JSONDecoder().decode(ListedWorker.Report.self, from: query("workers")).workers
         }
+        func listed(_ name: String) throws -> ListedWorker? { try listedWorkers().first { $0.name == name } }
+        func isReady(_ name: String) -> Bool { (try? listed(name))?.isReady ?? false }
+        func running(_ name: String) throws -> Int? { try listed(name)?.inFlight }
+        func statistics() throws -> [String: Int] { try JSONDecoder().decode([String: Int].self, from: query("stats")) }
 
         _ = try startWorker(2)
         _ = try startWorker(3)
-        try expect(waitUntil { registrations("w2") >= 1 && registrations("w3") >= 1 }, "w2 and w3 did not register: \(coordinator.stderr)")
+        try expect(waitUntil(interval: .milliseconds(100)) { isReady("w2") && isReady("w3") }, "w2 and w3 did not register: \(coordinator.stderr)")
 
         // Load from the coordinator's host: more than the workers can hold at once.
         let load = try bus.startProgram("load", ip, inHost(1, [
@@ -113,7 +119,7 @@ struct NetworkNamespaceTests {
 
         // A worker started later on another host gets work within a second of registering.
         _ = try startWorker(4)
-        try expect(waitUntil { registrations("w4") >= 1 }, "w4 did not register: \(coordinator.stderr)")
+        try expect(waitUntil(interval: .milliseconds(50)) { isReady("w4") }, "w4 did not register: \(coordinator.stderr)")
         try expect(waitUntil(timeout: .seconds(1), interval: .milliseconds(50)) { (try? running("w4")).flatMap { $0 } ?? 0 > 0 },
                    "w4 got no work within a second of registering")
 
@@ -121,24 +127,21 @@ struct NetworkNamespaceTests {
         // requeued, and nothing is lost.
         try expect(waitUntil { (try? running("w2")).flatMap { $0 } ?? 0 > 0 }, "w2 held no work to lose")
         try network.cut(2)
-        try expect(waitUntil {
-            coordinator.stderr.split(separator: "\n").contains { $0.contains("worker.name=w2 ") && $0.hasSuffix("worker lost") }
-        }, "w2 was never declared lost: \(coordinator.stderr)")
+        try expect(waitUntil(interval: .milliseconds(100)) {
+            (try? statistics()["workersExpired"]) == 1 && (try? listedWorkers().contains { $0.name == "w2" }) == false
+        }, "w2 was never declared lost: \(String(describing: try? statistics()))")
         #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr)")
         let outcomes = try OutcomeLine.parse(load.stdoutLines)
         #expect(outcomes.count == 3000)
         #expect(Set(outcomes.map(\.request)).count == 3000, "each outcome once")
-        let stats = try bus.startProgram("stats", ip, inHost(1, ["stats", "--json", "--coordinator", clients]))
-        #expect(stats.waitForExit() == 0)
-        let counters = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Int]
-        #expect((counters?["redelivered"] ?? 0) > 0, "w2's requests were requeued: \(counters ?? [:])")
+        let counters = try statistics()
+        #expect(counters["redelivered", default: 0] > 0, "w2's requests were requeued: \(counters)")
         #expect(outcomes.allSatisfy { $0.outcome == "success" }, "nothing lost")
         #expect(Set(outcomes.map(\.worker)).isSuperset(of: ["w3", "w4"]))
 
-        // Restore it: w2, which kept reconnecting while cut off, registers again (a READY queued on an
-        // old connection may arrive too, so at least once more).
+        // Restore it: w2, which kept reconnecting while cut off, registers again.
         try network.restore(2)
-        try expect(waitUntil(timeout: .seconds(30)) { registrations("w2") >= 2 }, "w2 did not rejoin: \(coordinator.stderr)")
+        try expect(waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) { isReady("w2") }, "w2 did not rejoin: \(coordinator.stderr)")
         // Work reaches it again (bounded: it may take a reconnection or two to settle).
         var servedAgain = false
         for round in 1...20 where !servedAgain {

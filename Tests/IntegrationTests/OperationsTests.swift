@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 
@@ -96,16 +97,17 @@ struct OperationsTests {
         let bus = try BusFixture()
         let query = try bus.start("workers", ["workers", "--timeout", "0.5", "--coordinator", bus.clients])
         #expect(query.waitForExit(timeout: .seconds(20)) == 2)
+        #expect(query.stdout.isEmpty, "no report")
+        // Message wording, on purpose: what is tested is that the operator is told which
+        // endpoint did not answer within which time; only the text for people says so.
         #expect(query.stderr.contains("no coordinator answered at \(bus.clients) within 0.5 seconds"), "\(query.stderr)")
-        #expect(query.stderr.contains("is `actionbus coordinator` running"))
     }
 
     @Test func logsCanBeOneJSONObjectPerLine() throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator(["--no-journal"])
         let worker = try bus.start("w1", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--name", "w1", "--log-format", "json", "--log-level", "info"])
-        try expect(waitUntil { coordinator.stderr.contains("worker.name=w1 [ActionCoordinator] worker registered") },
-                   "w1 did not register: \(worker.stderr)")
+        try bus.awaitWorker("w1", coordinator: coordinator, process: worker)
         try expect(waitUntil { !worker.stderr.isEmpty }, "the worker logged nothing")
         let lines = worker.stderr.split(separator: "\n")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -113,7 +115,6 @@ struct OperationsTests {
         #expect(objects.allSatisfy { $0["level"] is String && $0["message"] is String && $0["timestamp"] is String })
 
         let refused = try bus.start("bad-level", ["worker", "--examples", "--fault-injection", "--coordinator", bus.workers, "--log-level", "loud"])
-        #expect(refused.waitForExit() == 2, "a usage error: exit status 2")
-        #expect(refused.stderr.contains("--log-level must be one of"), "\(refused.stderr)")
+        #expect(refused.waitForExit() == 2, "a usage error: exit status 2: \(refused.stderr)")
     }
 }

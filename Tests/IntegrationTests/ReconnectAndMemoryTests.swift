@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionClient
 import Foundation
 import Testing
@@ -69,7 +70,7 @@ struct ReconnectAndMemoryTests {
         // sent its outstanding requests again when the connection dropped (what was written to
         // it may be lost): the coordinator answered those copies from its table, and nothing
         // ran twice.
-        let stats = try LoadTests.statistics(bus)
+        let stats = try bus.statistics()
         #expect(stats["accepted"] == 20, "\(stats)")
         #expect((stats["duplicates"] ?? 0) >= 20, "the resends were answered from the table: \(stats)")
     }
@@ -104,7 +105,7 @@ struct ReconnectAndMemoryTests {
         // Sent again when the connection dropped, not at the last chance before the 2-minute
         // deadline (the time bounds a behaviour: without the resend it would be ~2 minutes).
         #expect(ContinuousClock.now - started < .seconds(60))
-        let stats = try LoadTests.statistics(bus)
+        let stats = try bus.statistics()
         #expect(stats["accepted"] == 20, "each ran once: \(stats)")
     }
 

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionClient
 import ActionWire
 import Foundation
@@ -27,7 +28,7 @@ struct RetryAndCancellationTests {
     @Test func cancellingARunningRequestStopsItOnTheWorkerAndFreesTheCredit() async throws {
         let bus = try BusFixture()
         let coordinator = try bus.startCoordinator()
-        let worker = try bus.startWorker("w1", coordinator: coordinator, ["--credits", "1", "--log-level", "debug"])
+        try bus.startWorker("w1", coordinator: coordinator, ["--credits", "1"])
         var configuration = ActionClientConfiguration()
         configuration.coordinatorEndpoint = bus.clients
         let client = try ActionClient(configuration: configuration)
@@ -37,12 +38,16 @@ struct RetryAndCancellationTests {
         client.perform(action: "Clock.sleep", input: Array(#"{"ms":120000}"#.utf8), timeout: .seconds(150), requestID: requestID) { result in
             outcome.withLock { $0 = result }
         }
-        try expect(waitUntil { worker.stderr.contains("request started") }, "the worker did not start the sleep")
+        try expect(waitUntil(interval: .milliseconds(100)) { (try? bus.listedWorker("w1"))?.inFlight == 1 }, "the worker was not given the sleep")
         client.cancel(requestID: requestID)
         try expect(waitUntil { outcome.withLock { $0 } != nil }, "no outcome for the cancelled request")
         let cancelled = try #require(try outcome.withLock { $0 }?.get())
         #expect(cancelled.failureCode == "cancelled")
-        try expect(waitUntil { worker.stderr.contains("request cancelled by client") }, "the worker was not told")
+        // The coordinator keeps the worker's credit out until the worker answers the cancelled
+        // request; that answer, discarded as late, shows the worker was told and stopped it.
+        try expect(waitUntil(interval: .milliseconds(100)) { (try? bus.listedWorker("w1"))?.inFlight == 0 },
+                   "the worker was not told: \(String(describing: try? bus.listedWorkers()))")
+        #expect(try bus.statistics()["lateResultsDiscarded"] == 1)
 
         // The only credit is free again: the next request runs now, not in two minutes.
         let next = try bus.perform("Echo.say", ["--input", #"{"text":"next"}"#, "--timeout", "20", "--json"])

@@ -16,7 +16,10 @@ import Darwin
 /// Never one this process handed out before: a port is free only until its process binds it,
 /// so two picks in a row (a fixture's three endpoints) could otherwise draw the same number,
 /// and a later test the port of an earlier one whose process is still going away.
-func freeLoopbackPort() throws -> Int {
+///
+/// Unseeded on purpose: which free port a test gets is not an input to what it checks, and a
+/// replayed seed must not replay a port that another run holds now.
+package func freeLoopbackPort() throws -> Int {
     for _ in 0..<200 {
         let candidate = Int.random(in: 20_000..<32_000)
         guard HandedOutPorts.shared.claim(candidate) else { continue }

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 @testable import ActionClient
 import ActionWire
 import Testing
@@ -53,11 +54,11 @@ struct PendingCallsTests {
         #expect(calls.count == 2)
     }
 
-    @Test("inserts and removals of own and other ids, through growth and shrinking, agree with a dictionary")
+    @Test("inserts and removals of own and other ids, through growth and shrinking, agree with a dictionary", .seeded)
     func agreesWithADictionary() {
         var calls = PendingCalls(clientID: Self.client)
         var model: [String: PendingCall] = [:]
-        var random = Xorshift(state: 0x9E37_79B9_7F4A_7C15)
+        var random = SeededRandom()
         var next: UInt64 = 1
         var live: [String] = []
         for step in 0..<60_000 {
@@ -98,12 +99,3 @@ struct PendingCallsTests {
 }
 
 /// xorshift64*: seeded, so a failure repeats.
-private struct Xorshift: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-}

@@ -7,7 +7,7 @@ import Darwin
 
 /// One HTTP/1.1 request on loopback over a plain socket (no URLSession: nothing to install),
 /// returning the status code and the body; `nil` when nothing answers.
-func httpRequest(
+package func httpRequest(
     _ method: String = "GET", port: Int, path: String, headers: [String: String] = [:], timeout: TimeInterval = 5
 ) -> (status: Int, body: String)? {
     // Glibc imports SOCK_STREAM as an enum case, Darwin as an Int32.
