@@ -128,6 +128,7 @@ let package = Package(
             name: "ActionWorkerTests",
             dependencies: ["ActionWorker", "ActionWire", "ActionTransport", "ExampleFeatures", "ZeroMQ"]
         ),
+        .testTarget(name: "ActionClientTests", dependencies: ["ActionClient"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["actionbus", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures", "ZeroMQ", "Locking"],
