@@ -5,6 +5,8 @@ import Testing
 /// synthetic instants (nothing here waits, and no socket or coordinator is involved).
 @Suite("CoordinatorWatch")
 struct CoordinatorWatchTests {
+    typealias Sweep = CoordinatorWatch.SweepAction
+
     let start = ContinuousClock.now
 
     /// A watch configured as a client is by default: 1 s heartbeats, liveness 3, 3 s answer grace.
@@ -12,101 +14,80 @@ struct CoordinatorWatchTests {
         CoordinatorWatch(heartbeatInterval: .seconds(1), liveness: 3, answerGrace: .seconds(3), now: start)
     }
 
+    /// A watch that has waited since `start` and learnt the coordinator's instance, `a`.
+    func makeWaitingWatch() -> CoordinatorWatch {
+        var watch = makeWatch()
+        _ = watch.startedWaiting(at: start)
+        _ = watch.pongReceived(instance: "a")
+        return watch
+    }
+
     func at(_ milliseconds: Int64) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
 
     // MARK: Pings
 
-    @Test func theFirstWaitPingsToLearnTheInstanceAndLaterOnesAtMostOncePerInterval() {
+    @Test func theFirstWaitsPingToLearnTheInstanceAndLaterOnesAtMostOncePerInterval() {
         var watch = makeWatch()
-        let pings = watch.startedWaiting(at: at(0))
-        #expect(pings)
         // Until a PONG names the instance, every wait asks.
-        let pings2 = watch.startedWaiting(at: at(10))
-        #expect(pings2)
-        let pong = watch.pongReceived(instance: "a")
-        #expect(pong == .none)
-        let pings3 = watch.startedWaiting(at: at(500))
-        #expect(!pings3)
-        let pings4 = watch.startedWaiting(at: at(1010))
-        #expect(pings4)
-        let pings5 = watch.startedWaiting(at: at(2009))
-        #expect(!pings5)
+        var pings = watch.startedWaiting(atEach: [at(0), at(10)])
+        _ = watch.pongReceived(instance: "a")
+        pings += watch.startedWaiting(atEach: [at(500), at(1010), at(2009)])
+        #expect(pings == [true, true, false, true, false])
     }
 
     @Test func aCoordinatorThatAnswersIsNotPinged() {
-        var watch = makeWatch()
-        _ = watch.startedWaiting(at: at(0))
-        _ = watch.pongReceived(instance: "a")
+        var watch = makeWaitingWatch()
         for milliseconds in stride(from: Int64(50), through: 10_000, by: 50) {
             _ = watch.heard(at: at(milliseconds - 25))
-            let sweep = watch.sweep(at: at(milliseconds), waiting: true)
-            #expect(sweep == CoordinatorWatch.SweepAction(sendPing: false))
+            let sweeps = watch.sweep(atEach: [at(milliseconds)])
+            #expect(sweeps == [Sweep(sendPing: false)])
         }
     }
 
     @Test func aQuietCoordinatorIsPingedOncePerInterval() {
-        var watch = makeWatch()
-        _ = watch.startedWaiting(at: at(0))
-        _ = watch.pongReceived(instance: "a")
+        var watch = makeWaitingWatch()
         _ = watch.heard(at: at(100))
-        let sweep = watch.sweep(at: at(1050), waiting: true)
-        #expect(!sweep.sendPing)
-        let sweep2 = watch.sweep(at: at(1100), waiting: true)
-        #expect(sweep2.sendPing)
-        let sweep3 = watch.sweep(at: at(1150), waiting: true)
-        #expect(!sweep3.sendPing)
-        let sweep4 = watch.sweep(at: at(2050), waiting: true)
-        #expect(!sweep4.sendPing)
-        let sweep5 = watch.sweep(at: at(2100), waiting: true)
-        #expect(sweep5.sendPing)
+        let sweeps = watch.sweep(atEach: [at(1050), at(1100), at(1150), at(2050), at(2100)])
+        #expect(sweeps.map(\.sendPing) == [false, true, false, false, true])
     }
 
     @Test func silenceCountsOnlyWhileTheClientWaits() {
         var watch = makeWatch()
-        let sweep = watch.sweep(at: at(60_000), waiting: false)
-        #expect(sweep == CoordinatorWatch.SweepAction(sendPing: false))
+        var sweeps = watch.sweep(atEach: [at(60_000)], waiting: false)
         #expect(!watch.holdsNewRequests)
         // Waiting starts the count afresh: an idle minute is not a silent coordinator.
         _ = watch.startedWaiting(at: at(60_000))
-        let sweep2 = watch.sweep(at: at(60_050), waiting: true)
-        #expect(sweep2 == CoordinatorWatch.SweepAction(sendPing: false))
+        sweeps += watch.sweep(atEach: [at(60_050)])
+        #expect(sweeps == [Sweep(sendPing: false), Sweep(sendPing: false)])
         #expect(!watch.holdsNewRequests)
     }
 
     // MARK: Silence
 
     @Test func pastIntervalTimesLivenessNewRequestsWaitUntilTheCoordinatorAnswers() {
-        var watch = makeWatch()
-        _ = watch.startedWaiting(at: at(0))
-        _ = watch.pongReceived(instance: "a")
-        _ = watch.heard(at: at(0))
-        let sweep = watch.sweep(at: at(2999), waiting: true)
-        #expect(sweep == CoordinatorWatch.SweepAction(sendPing: true))
+        var watch = makeWaitingWatch()
+        var sweeps = watch.sweep(atEach: [at(2999)])
         #expect(!watch.holdsNewRequests)
-        let sweep2 = watch.sweep(at: at(3000), waiting: true)
-        #expect(sweep2 == CoordinatorWatch.SweepAction(sendPing: false, fellSilentAfter: .seconds(3)))
+        sweeps += watch.sweep(atEach: [at(3000), at(3050), at(4000)])
         #expect(watch.holdsNewRequests)
-        // Said once per silence.
-        let sweep3 = watch.sweep(at: at(3050), waiting: true)
-        #expect(sweep3.fellSilentAfter == nil)
-        let sweep4 = watch.sweep(at: at(4000), waiting: true)
-        #expect(sweep4 == CoordinatorWatch.SweepAction(sendPing: true))
-        let resumes = watch.heard(at: at(4100))
-        #expect(resumes)
+        #expect(sweeps == [
+            Sweep(sendPing: true),
+            Sweep(sendPing: false, fellSilentAfter: .seconds(3)),
+            // Said once per silence; PINGs go on every interval.
+            Sweep(sendPing: false),
+            Sweep(sendPing: true),
+        ])
+        let resumes = [watch.heard(at: at(4100)), watch.heard(at: at(4200))]
+        #expect(resumes == [true, false])
         #expect(!watch.holdsNewRequests)
-        let resumes2 = watch.heard(at: at(4200))
-        #expect(!resumes2)
     }
 
     @Test func aStalledCoordinatorThatAnswersAsTheSameInstanceIsSentNothingAgain() {
-        var watch = makeWatch()
-        _ = watch.startedWaiting(at: at(0))
+        var watch = makeWaitingWatch()
+        _ = watch.sweep(atEach: [at(5000)])
+        #expect(watch.holdsNewRequests)
         let pong = watch.pongReceived(instance: "a")
         #expect(pong == .none)
-        _ = watch.sweep(at: at(5000), waiting: true)
-        #expect(watch.holdsNewRequests)
-        let pong2 = watch.pongReceived(instance: "a")
-        #expect(pong2 == .none)
         let resumes = watch.heard(at: at(5100))
         #expect(resumes)
     }
@@ -116,14 +97,12 @@ struct CoordinatorWatchTests {
     @Test func aNewInstanceMeansARestartAndEverythingUnansweredGoesAgain() {
         var watch = makeWatch()
         #expect(watch.instance == nil)
-        let pong = watch.pongReceived(instance: "a")
-        #expect(pong == .none)
+        var pongs = [watch.pongReceived(instance: "a")]
         #expect(watch.instance == "a")
-        let pong2 = watch.pongReceived(instance: "b")
-        #expect(pong2 == .resendOutstanding(.restarted(from: "a", to: "b")))
+        pongs.append(watch.pongReceived(instance: "b"))
         #expect(watch.instance == "b")
-        let pong3 = watch.pongReceived(instance: "b")
-        #expect(pong3 == .none)
+        pongs.append(watch.pongReceived(instance: "b"))
+        #expect(pongs == [.none, .resendOutstanding(.restarted(from: "a", to: "b")), .none])
     }
 
     @Test func aDroppedConnectionResendsOnlyWhatIsOutstanding() {
@@ -142,5 +121,22 @@ struct CoordinatorWatchTests {
     @Test func theSweepRunsEveryQuarterHeartbeatUpTo50Milliseconds() {
         #expect(CoordinatorWatch.sweepInterval(heartbeatInterval: .seconds(1)) == .milliseconds(50))
         #expect(CoordinatorWatch.sweepInterval(heartbeatInterval: .milliseconds(100)) == .milliseconds(25))
+    }
+}
+
+extension CoordinatorWatch {
+    // `#expect` cannot call a mutating method itself: these feed events in turn and return what
+    // each asked for.
+
+    fileprivate mutating func startedWaiting(atEach instants: [ContinuousClock.Instant]) -> [Bool] {
+        var pings: [Bool] = []
+        for instant in instants { pings.append(startedWaiting(at: instant)) }
+        return pings
+    }
+
+    fileprivate mutating func sweep(atEach instants: [ContinuousClock.Instant], waiting: Bool = true) -> [SweepAction] {
+        var actions: [SweepAction] = []
+        for instant in instants { actions.append(sweep(at: instant, waiting: waiting)) }
+        return actions
     }
 }

@@ -7,57 +7,61 @@ import Testing
 @Suite("WorkerLink")
 struct WorkerLinkTests {
     let start = ContinuousClock.now
+    let ready = WorkerLink.Registration(followedByDraining: false)
+    let readyThenDraining = WorkerLink.Registration(followedByDraining: true)
 
     /// A link configured as a worker is by default: 1 s heartbeats, liveness 3, 1 MiB messages.
-    func makeLink() -> WorkerLink {
-        WorkerLink(heartbeatInterval: .seconds(1), liveness: 3, maxMessageBytes: 1 << 20, now: start)
+    func makeStartedLink() -> WorkerLink {
+        var link = WorkerLink(heartbeatInterval: .seconds(1), liveness: 3, maxMessageBytes: 1 << 20, now: start)
+        _ = link.start(at: start)
+        return link
     }
 
     func at(_ milliseconds: Int64) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
 
+    static func terms(maxBytes: UInt32 = 1 << 20, heartbeatMilliseconds: UInt32 = 1000, liveness: UInt32 = 3) -> WorkerTerms {
+        WorkerTerms(maxMessageBytes: maxBytes, heartbeatMilliseconds: heartbeatMilliseconds, heartbeatLiveness: liveness)
+    }
+
     // MARK: Registering
 
     @Test func aStartingWorkerRegistersAtOnceAndIsNotRegisteredUntilWelcomed() {
-        var link = makeLink()
+        var link = WorkerLink(heartbeatInterval: .seconds(1), liveness: 3, maxMessageBytes: 1 << 20, now: start)
         let registration = link.start(at: start)
-        #expect(registration == WorkerLink.Registration(followedByDraining: false))
+        #expect(registration == ready)
         #expect(link.state == .registering)
         #expect(!link.isRegistered)
-        _ = link.welcomeReceived(WorkerTerms(maxMessageBytes: 1 << 20, heartbeatMilliseconds: 1000, heartbeatLiveness: 3))
+        _ = link.welcomeReceived(Self.terms())
         #expect(link.state == .registered)
         #expect(link.isRegistered)
     }
 
     @Test func theCoordinatorsTermsHoldWhateverTheWorkerWasConfiguredWith() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        let action = link.welcomeReceived(WorkerTerms(maxMessageBytes: 4096, heartbeatMilliseconds: 200, heartbeatLiveness: 5))
-        #expect(action == WorkerLink.WelcomeAction(describeCatalogWithin: 4096, heartbeatEvery: .milliseconds(200)))
+        var link = makeStartedLink()
+        let welcome = link.welcomeReceived(Self.terms(maxBytes: 4096, heartbeatMilliseconds: 200, liveness: 5))
+        #expect(welcome == WorkerLink.WelcomeAction(describeCatalogWithin: 4096, heartbeatEvery: .milliseconds(200)))
         #expect(link.terms == WorkerLink.Terms(heartbeatInterval: .milliseconds(200), liveness: 5, maxResultBytes: 4096))
     }
 
     @Test func theCoordinatorsLimitLowersTheResultsLimitButNeverRaisesIt() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        let action = link.welcomeReceived(WorkerTerms(maxMessageBytes: 8 << 20, heartbeatMilliseconds: 1000, heartbeatLiveness: 3))
+        var link = makeStartedLink()
+        let welcome = link.welcomeReceived(Self.terms(maxBytes: 8 << 20))
+        #expect(welcome.describeCatalogWithin == 1 << 20)
         #expect(link.terms.maxResultBytes == 1 << 20)
-        #expect(action.describeCatalogWithin == 1 << 20)
     }
 
     @Test func aWelcomeWithTheSameIntervalLeavesTheHeartbeatTimerAlone() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        let action = link.welcomeReceived(WorkerTerms(maxMessageBytes: 1 << 20, heartbeatMilliseconds: 1000, heartbeatLiveness: 4))
-        #expect(action.heartbeatEvery == nil)
+        var link = makeStartedLink()
+        let welcome = link.welcomeReceived(Self.terms(liveness: 4))
+        #expect(welcome.heartbeatEvery == nil)
         #expect(link.terms.liveness == 4)
     }
 
     @Test func disconnectFromTheCoordinatorMakesItRegisterAgain() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        _ = link.welcomeReceived(WorkerTerms(maxMessageBytes: 1 << 20, heartbeatMilliseconds: 1000, heartbeatLiveness: 3))
+        var link = makeStartedLink()
+        _ = link.welcomeReceived(Self.terms())
         let registration = link.disconnectReceived()
-        #expect(registration == WorkerLink.Registration(followedByDraining: false))
+        #expect(registration == ready)
         #expect(link.state == .registering)
         #expect(!link.isRegistered)
     }
@@ -65,93 +69,84 @@ struct WorkerLinkTests {
     // MARK: Heartbeats and silence
 
     @Test func itHeartbeatsWhileTheCoordinatorSpeaksAndReconnectsOnlyPastIntervalTimesLiveness() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        let tick = link.heartbeatTimerFired(at: at(1000))
-        #expect(tick == .sendHeartbeat)
+        var link = makeStartedLink()
+        var actions = link.heartbeatTimerFired(atEach: [at(1000)])
         link.heard(at: at(2500))
-        // Silent for exactly interval × liveness: not yet.
-        let tick2 = link.heartbeatTimerFired(at: at(5500))
-        #expect(tick2 == .sendHeartbeat)
-        let tick3 = link.heartbeatTimerFired(at: at(5501))
-        #expect(tick3 == .reconnect(WorkerLink.Registration(followedByDraining: false)))
+        // At 5.5 s it has been silent for exactly interval × liveness: not yet.
+        actions += link.heartbeatTimerFired(atEach: [at(5500), at(5501)])
+        #expect(actions == [.sendHeartbeat, .sendHeartbeat, .reconnect(ready)])
         #expect(link.state == .registering)
+        #expect(!link.isRegistered)
     }
 
     @Test func aNewConnectionGetsAFullLivenessPeriodToBeAnswered() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        let tick = link.heartbeatTimerFired(at: at(3001))
-        #expect(tick == .reconnect(WorkerLink.Registration(followedByDraining: false)))
-        let tick2 = link.heartbeatTimerFired(at: at(4001))
-        #expect(tick2 == .sendHeartbeat)
-        let tick3 = link.heartbeatTimerFired(at: at(6001))
-        #expect(tick3 == .sendHeartbeat)
-        let tick4 = link.heartbeatTimerFired(at: at(6002))
-        #expect(tick4 == .reconnect(WorkerLink.Registration(followedByDraining: false)))
+        var link = makeStartedLink()
+        let actions = link.heartbeatTimerFired(atEach: [at(3001), at(4001), at(6001), at(6002)])
+        #expect(actions == [.reconnect(ready), .sendHeartbeat, .sendHeartbeat, .reconnect(ready)])
     }
 
     @Test func silenceIsJudgedByTheCoordinatorsTermsWhichOutliveAReconnect() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        _ = link.welcomeReceived(WorkerTerms(maxMessageBytes: 4096, heartbeatMilliseconds: 200, heartbeatLiveness: 3))
+        var link = makeStartedLink()
+        _ = link.welcomeReceived(Self.terms(maxBytes: 4096, heartbeatMilliseconds: 200, liveness: 3))
         link.heard(at: at(100))
-        let tick = link.heartbeatTimerFired(at: at(700))
-        #expect(tick == .sendHeartbeat)
-        let tick2 = link.heartbeatTimerFired(at: at(701))
-        #expect(tick2 == .reconnect(WorkerLink.Registration(followedByDraining: false)))
+        let actions = link.heartbeatTimerFired(atEach: [at(700), at(701)])
+        #expect(actions == [.sendHeartbeat, .reconnect(ready)])
         // Until the next WELCOME, the last coordinator's terms still hold.
         #expect(link.terms == WorkerLink.Terms(heartbeatInterval: .milliseconds(200), liveness: 3, maxResultBytes: 4096))
     }
 
     @Test func anyMessageCountsAsASignOfLife() {
-        var link = makeLink()
-        _ = link.start(at: start)
+        var link = makeStartedLink()
         for milliseconds in stride(from: Int64(1000), through: 60_000, by: 1000) {
             link.heard(at: at(milliseconds - 10))
-            let tick = link.heartbeatTimerFired(at: at(milliseconds))
-            #expect(tick == .sendHeartbeat)
+            let actions = link.heartbeatTimerFired(atEach: [at(milliseconds)])
+            #expect(actions == [.sendHeartbeat])
         }
     }
 
     // MARK: Draining and leaving
 
     @Test func aDrainingWorkerFollowsEveryLaterReadyWithDraining() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        _ = link.welcomeReceived(WorkerTerms(maxMessageBytes: 1 << 20, heartbeatMilliseconds: 1000, heartbeatLiveness: 3))
+        var link = makeStartedLink()
+        _ = link.welcomeReceived(Self.terms())
         _ = link.drain(at: at(100), grace: .seconds(30))
         #expect(link.isDraining)
-        // A coordinator that forgot it (restarted) asks it to register again.
+        // A coordinator that forgot it (restarted) asks it to register again...
         let registration = link.disconnectReceived()
-        #expect(registration == WorkerLink.Registration(followedByDraining: true))
-        // So does a reconnect after silence.
-        let tick = link.heartbeatTimerFired(at: at(5000))
-        #expect(tick == .reconnect(WorkerLink.Registration(followedByDraining: true)))
+        #expect(registration == readyThenDraining)
+        // ...and so does a silence long enough to reconnect.
+        let actions = link.heartbeatTimerFired(atEach: [at(5000)])
+        #expect(actions == [.reconnect(readyThenDraining)])
     }
 
     @Test func aDrainEndsWhenItsRequestsFinishOrItsGraceEnds() {
-        var link = makeLink()
-        _ = link.start(at: start)
+        var link = makeStartedLink()
         let deadline = link.drain(at: at(0), grace: .seconds(30))
         #expect(deadline == at(30_000))
-        #expect(link.drainProgress(at: at(10), deadline: deadline, running: 2) == .checkAgain(after: WorkerLink.drainCheckInterval))
         #expect(WorkerLink.drainCheckInterval == .milliseconds(10))
+        #expect(link.drainProgress(at: at(10), deadline: deadline, running: 2) == .checkAgain(after: .milliseconds(10)))
         #expect(link.drainProgress(at: at(20), deadline: deadline, running: 0) == .leave(unfinished: 0))
         #expect(link.drainProgress(at: at(29_999), deadline: deadline, running: 1) == .checkAgain(after: .milliseconds(10)))
         #expect(link.drainProgress(at: at(30_000), deadline: deadline, running: 1) == .leave(unfinished: 1))
     }
 
     @Test func aStoppedWorkerSendsNothingMore() {
-        var link = makeLink()
-        _ = link.start(at: start)
-        _ = link.welcomeReceived(WorkerTerms(maxMessageBytes: 1 << 20, heartbeatMilliseconds: 1000, heartbeatLiveness: 3))
+        var link = makeStartedLink()
+        _ = link.welcomeReceived(Self.terms())
         link.stop()
         #expect(link.state == .left)
         #expect(!link.isRegistered)
-        let tick = link.heartbeatTimerFired(at: at(1000))
-        #expect(tick == .none)
-        let tick2 = link.heartbeatTimerFired(at: at(60_000))
-        #expect(tick2 == .none)
+        let actions = link.heartbeatTimerFired(atEach: [at(1000), at(60_000)])
+        #expect(actions == [WorkerLink.HeartbeatAction.none, .none])
+    }
+}
+
+extension WorkerLink {
+    /// What the heartbeat timer asks at each instant in turn (`#expect` cannot call a mutating
+    /// method itself).
+    fileprivate mutating func heartbeatTimerFired(atEach instants: [ContinuousClock.Instant]) -> [HeartbeatAction] {
+        var actions: [HeartbeatAction] = []
+        for instant in instants { actions.append(heartbeatTimerFired(at: instant)) }
+        return actions
     }
 }
