@@ -8,9 +8,10 @@ import ZeroMQ
 /// subscriptions, and every call waiting for its outcome.
 ///
 /// Flow control: at most `maxOutstanding` requests are sent and unanswered at once; the rest
-/// wait here in submission order. Resends happen only on evidence of loss (the coordinator fell
-/// silent, or a new coordinator instance answers), never on a per-request timer, so a busy
-/// coordinator is never handed copies of work it already has.
+/// wait here in submission order. Resends happen only on evidence of loss (a new coordinator
+/// instance answers, or the connection dropped), never on a per-request timer nor on silence
+/// alone, so a busy coordinator is never handed copies of work it already has. When to ping, to hold new
+/// requests and to resend is decided by ``CoordinatorWatch``; this class carries it out.
 final class ClientDriver: IOLoopDriver {
     private static let batchSize = 256
 

@@ -8,7 +8,9 @@ import ZeroMQ
 
 /// The worker's I/O loop side: owns the DEALER to the coordinator, hands requests to sessions
 /// and sends their outcomes back. It runs action code itself only for actions that declare the
-/// direct executor (they run where they are called: here).
+/// direct executor (they run where they are called: here). What it does about the coordinator
+/// itself (registering, keeping to its terms, heartbeats, reconnecting, draining) is decided by
+/// ``WorkerLink``; this class carries it out on the socket and the loop's timers.
 final class WorkerDriver: IOLoopDriver {
     private static let batchSize = 256
     /// The deadline of a REQUEST whose timeout is 0 (the coordinator never sends one; a peer
