@@ -18,9 +18,9 @@ public struct ActionClientConfiguration: Sendable {
     /// While requests are outstanding and the coordinator has said nothing for this long, the
     /// client pings it.
     public var heartbeatInterval: Duration = .seconds(1)
-    /// Heartbeat intervals of silence after which the client presumes the coordinator restarted
-    /// and resends even accepted requests (with the same identity, so nothing runs twice that
-    /// the coordinator's journal knows of).
+    /// Heartbeat intervals of silence after which the client sends nothing new (only pings) until
+    /// the coordinator answers. Sent requests go again (with the same identities, so nothing runs
+    /// twice that the coordinator's journal knows of) only if another coordinator instance answers.
     public var heartbeatLiveness = 3
     /// The largest message accepted, in bytes.
     public var maxMessageBytes = 1 << 20

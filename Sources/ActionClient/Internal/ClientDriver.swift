@@ -8,18 +8,16 @@ import ZeroMQ
 /// subscriptions, and every call waiting for its outcome.
 ///
 /// Flow control: at most `maxOutstanding` requests are sent and unanswered at once; the rest
-/// wait here in submission order. Resends happen only on evidence of loss (the coordinator fell
-/// silent, or a new coordinator instance answers), never on a per-request timer, so a busy
-/// coordinator is never handed copies of work it already has.
+/// wait here in submission order. Resends happen only on evidence of loss (a new coordinator
+/// instance answers, or the connection dropped), never on a per-request timer nor on silence
+/// alone, so a busy coordinator is never handed copies of work it already has. When to ping, to hold new
+/// requests and to resend is decided by ``CoordinatorWatch``; this class carries it out.
 final class ClientDriver: IOLoopDriver {
     private static let batchSize = 256
 
     private let runtime: IOLoopRuntime
     private let configuration: ActionClientConfiguration
     private let limits: WireLimits
-    /// How long before a call's deadline its last chance comes: a sixth of the grace, worked
-    /// out once (dividing a `Duration` is 128-bit arithmetic).
-    private let lastChanceLead: Duration
     private let logger: Logger
     private let socket: Socket
     /// The DEALER's monitor: tells when its connection to the coordinator dropped.
@@ -36,18 +34,18 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var subscriptions: [Int: Subscription] = [:]
     @exclusivity(unchecked) private var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
-    /// When the coordinator last said anything (or when the client started waiting on it).
-    @exclusivity(unchecked) private var lastHeard = ContinuousClock.now
-    @exclusivity(unchecked) private var lastPing = ContinuousClock.now
-    @exclusivity(unchecked) private var coordinatorSilent = false
-    /// The instance id of the coordinator that accepted the outstanding requests.
-    @exclusivity(unchecked) private var coordinatorInstance: String?
+    /// Pings, the coordinator's silence and instance, and when sent requests go again: this
+    /// driver carries out what it decides.
+    @exclusivity(unchecked) private var watch: CoordinatorWatch
 
     init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, clientID: String, logger: Logger) throws {
         self.runtime = runtime
         self.configuration = configuration
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
-        self.lastChanceLead = configuration.answerGrace / 6
+        self.watch = CoordinatorWatch(
+            heartbeatInterval: configuration.heartbeatInterval, liveness: configuration.heartbeatLiveness,
+            answerGrace: configuration.answerGrace, now: .now
+        )
         self.pending = PendingCalls(clientID: clientID)
         self.logger = logger
         // The client id is the connection's routing id, so a reconnected client is the same
@@ -64,7 +62,7 @@ final class ClientDriver: IOLoopDriver {
         try connectionEvents.connect(monitorEndpoint)
         runtime.register(socket) { [unowned self] _ in read() }
         runtime.register(connectionEvents) { [unowned self] _ in readConnectionEvents() }
-        let interval = min(configuration.heartbeatInterval / 4, .milliseconds(50))
+        let interval = CoordinatorWatch.sweepInterval(heartbeatInterval: configuration.heartbeatInterval)
         runtime.schedule(after: interval, repeating: interval) { [unowned self] in sweep() }
     }
 
@@ -97,20 +95,13 @@ final class ClientDriver: IOLoopDriver {
             return
         }
         let now = ContinuousClock.now
-        if wasIdle {
-            // Silence only counts while the client waits for something.
-            lastHeard = now
-            // The ping tells which coordinator instance answers; a client sending one request at
-            // a time pings at most once per heartbeat interval, not once per request.
-            if coordinatorInstance == nil || now - lastPing >= configuration.heartbeatInterval {
-                lastPing = now
-                send(.ping)
-            }
+        if wasIdle, watch.startedWaiting(at: now) {
+            send(.ping)
         }
         nextOrder += 1
         call.order = nextOrder
         // One timer per call at a time: the last chance, which then sets the deadline.
-        let lastChance = call.deadline - lastChanceLead
+        let lastChance = watch.lastChance(before: call.deadline)
         timers.insert(ClientTimer(at: min(lastChance, call.deadline), call: call, kind: lastChance > now ? .lastChance : .deadline))
         compactTimers()
         // Sent at the end of this turn of the loop, with every other call submitted meanwhile.
@@ -149,7 +140,7 @@ final class ClientDriver: IOLoopDriver {
     ///
     /// Requests ready together go in one PERFORM (within ``WireBatching``'s limits), in order.
     private func fillWindow(now: ContinuousClock.Instant) {
-        guard !coordinatorSilent else { return }
+        guard !watch.holdsNewRequests else { return }
         while outstanding < configuration.maxOutstanding, !unsent.isEmpty {
             var batch: [PendingCall] = []
             var bytes = 0
@@ -199,14 +190,14 @@ final class ClientDriver: IOLoopDriver {
 
     private func sweep() {
         let now = ContinuousClock.now
-        if !pending.isEmpty { watchCoordinator(now: now) }
+        watchCoordinator(now: now)
         while let timer = timers.popDue(now: now) {
             let call = timer.call
             guard !call.isSettled else { continue }
             switch timer.kind {
             case .deadline:
                 settle(call.request.requestID)
-                call.deliver(.failure(coordinatorInstance == nil
+                call.deliver(.failure(watch.instance == nil
                     ? .unreachable(configuration.coordinatorEndpoint, after: call.timeout)
                     : .timedOut(call.request.requestID, after: call.timeout)))
             case .lastChance:
@@ -229,42 +220,36 @@ final class ClientDriver: IOLoopDriver {
     /// Past the request's deadline and the coordinator's grace its answer should be here; ask
     /// once more in case the reply was lost (the coordinator answers from its record).
     private func lastChance(_ call: PendingCall, now: ContinuousClock.Instant) {
-        guard call.isOutstanding, !call.polled, !coordinatorSilent else { return }
+        guard call.isOutstanding, !call.polled, !watch.holdsNewRequests else { return }
         call.polled = true
         send(.perform(request(call, sentAt: now)))
     }
 
-    /// Lazy Pirate across coordinator restarts: while requests are outstanding, ping every
-    /// heartbeat interval (the PONG names the coordinator instance). When the coordinator stays
-    /// silent past the liveness, send nothing new until it answers; then resend only on
-    /// evidence of loss: a PONG from another instance (it restarted: every sent request goes
-    /// again, in order, with the same identity, and it answers each from its journal) or a
-    /// dropped connection. The same instance answering again lost nothing (it drops no request
-    /// it read and no reply to a live client), so a coordinator that only stalled (a burst, a
-    /// compaction, a VM pause) is not handed copies of the work it holds.
+    /// Lazy Pirate across coordinator restarts, as ``CoordinatorWatch`` decides: while requests
+    /// are outstanding, ping a quiet coordinator every heartbeat interval (the PONG names its
+    /// instance); past the liveness, send nothing new until it answers.
     private func watchCoordinator(now: ContinuousClock.Instant) {
-        // Only a silent coordinator is asked: one that answers is alive, and a PING each
-        // interval through a long burst left a PONG on its way to a client that had all its
-        // outcomes and had left (an undeliverable reply, counted).
-        if now - lastHeard >= configuration.heartbeatInterval, now - lastPing >= configuration.heartbeatInterval {
-            lastPing = now
-            send(.ping)
+        let action = watch.sweep(at: now, waiting: !pending.isEmpty)
+        if action.sendPing { send(.ping) }
+        if let silence = action.fellSilentAfter {
+            logger.warning("coordinator silent; new requests wait until it answers, and sent ones go again if it restarted", metadata: [
+                "silence": "\(silence)", "requests.outstanding": "\(outstanding)", "requests.pending": "\(pending.count)",
+            ])
         }
-        let silence = now - lastHeard
-        guard !coordinatorSilent, silence >= configuration.heartbeatInterval * configuration.heartbeatLiveness else { return }
-        coordinatorSilent = true
-        logger.warning("coordinator silent; new requests wait until it answers, and sent ones go again if it restarted", metadata: [
-            "silence": "\(silence)", "requests.outstanding": "\(outstanding)", "requests.pending": "\(pending.count)",
-        ])
     }
 
-    /// A PONG from a different coordinator instance means the coordinator restarted: it knows
-    /// the sent requests only if its journal kept them, so send them all again (same identities).
-    private func noticeInstance(_ instance: String) {
-        defer { coordinatorInstance = instance }
-        guard let known = coordinatorInstance, known != instance else { return }
+    /// Sends every sent, unanswered request again when ``CoordinatorWatch`` sees evidence of loss.
+    private func carryOut(_ action: CoordinatorWatch.LossAction) {
+        guard case .resendOutstanding(let evidence) = action else { return }
         let resent = takeBackOutstanding()
-        logger.warning("coordinator restarted; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
+        switch evidence {
+        case .restarted:
+            // They go at the end of this turn, with whatever else waits.
+            logger.warning("coordinator restarted; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
+        case .connectionDropped:
+            logger.warning("connection to the coordinator dropped; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
+            fillWindow(now: .now)
+        }
     }
 
     /// Puts every sent, unanswered request back at the head of the queue, in submission order;
@@ -283,11 +268,8 @@ final class ClientDriver: IOLoopDriver {
             guard connectionEvents.receiveIfAvailable(into: &incoming) else { break }
             if incoming.count >= 1, SocketMonitorEvents(monitorFrame: incoming[0]).contains(.disconnected) { lost = true }
         }
-        guard lost, outstanding > 0 else { return }
-        // libzmq reconnects by itself and sends what waits in the socket's queue then.
-        let resent = takeBackOutstanding()
-        logger.warning("connection to the coordinator dropped; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
-        fillWindow(now: .now)
+        guard lost else { return }
+        carryOut(watch.connectionDropped(outstanding: outstanding))
     }
 
     private func flushAcknowledgements() {
@@ -337,7 +319,7 @@ final class ClientDriver: IOLoopDriver {
                  .workers(let queryID, let json), .queues(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
-                noticeInstance(instance)
+                carryOut(watch.pongReceived(instance: instance))
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
                 if let call = settle(requestID) {
@@ -349,10 +331,7 @@ final class ClientDriver: IOLoopDriver {
             }
         }
         guard heard else { return }
-        let now = ContinuousClock.now
-        lastHeard = now
-        if coordinatorSilent {
-            coordinatorSilent = false
+        if watch.heard(at: .now) {
             logger.info("coordinator answering again")
         }
         if acknowledgements.count >= limits.maxRequestIDsPerMessage { flushAcknowledgements() }

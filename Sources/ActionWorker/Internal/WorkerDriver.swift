@@ -8,7 +8,9 @@ import ZeroMQ
 
 /// The worker's I/O loop side: owns the DEALER to the coordinator, hands requests to sessions
 /// and sends their outcomes back. It runs action code itself only for actions that declare the
-/// direct executor (they run where they are called: here).
+/// direct executor (they run where they are called: here). What it does about the coordinator
+/// itself (registering, keeping to its terms, heartbeats, reconnecting, draining) is decided by
+/// ``WorkerLink``; this class carries it out on the socket and the loop's timers.
 final class WorkerDriver: IOLoopDriver {
     private static let batchSize = 256
     /// The deadline of a REQUEST whose timeout is 0 (the coordinator never sends one; a peer
@@ -36,11 +38,9 @@ final class WorkerDriver: IOLoopDriver {
     /// The session the last request ran in; forgotten whenever a session is dropped.
     @exclusivity(unchecked) private var lastSession: (name: String, hosted: HostedSession)?
     @exclusivity(unchecked) private var running: [String: RunningRequest] = [:]
-    @exclusivity(unchecked) private var lastHeard: ContinuousClock.Instant = .now
-    /// The coordinator's terms (from WELCOME), or this worker's configuration until they come.
-    @exclusivity(unchecked) private var heartbeatInterval: Duration = .seconds(1)
-    @exclusivity(unchecked) private var heartbeatLiveness = 3
-    @exclusivity(unchecked) private var maxResultBytes = 1 << 20
+    /// Registration, the coordinator's terms, heartbeats, reconnects and draining: this driver
+    /// carries out what it decides.
+    @exclusivity(unchecked) private var link: WorkerLink
     @exclusivity(unchecked) private var heartbeatTimer: IOLoopTimerID?
     @exclusivity(unchecked) private var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
@@ -65,10 +65,6 @@ final class WorkerDriver: IOLoopDriver {
         let json = WorkerCatalog.describing(catalog)
         return json.isEmpty ? nil : json
     }()
-    /// Set by ``drain(grace:done:)``: every later READY is followed by DRAINING, so a
-    /// coordinator that has forgotten this worker (restarted, or declared it dead) never
-    /// counts it as taking new work.
-    @exclusivity(unchecked) private var isDraining = false
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<WorkerDriver>, catalog: ActionCatalog,
@@ -81,15 +77,14 @@ final class WorkerDriver: IOLoopDriver {
         self.sessionConfiguration = sessionConfiguration
         self.limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.logger = logger
+        link = WorkerLink(
+            heartbeatInterval: configuration.heartbeatInterval, liveness: configuration.heartbeatLiveness,
+            maxMessageBytes: configuration.maxMessageBytes, now: .now
+        )
         socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
         runtime.register(socket) { [unowned self] _ in read() }
-        register()
-        heartbeatInterval = configuration.heartbeatInterval
-        heartbeatLiveness = configuration.heartbeatLiveness
-        maxResultBytes = configuration.maxMessageBytes
-        heartbeatTimer = runtime.schedule(after: configuration.heartbeatInterval, repeating: configuration.heartbeatInterval) { [unowned self] in
-            heartbeat()
-        }
+        register(link.start(at: .now))
+        scheduleHeartbeats(every: link.terms.heartbeatInterval)
         let sweep = min(configuration.sessionIdleTimeout, .seconds(10))
         runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in dropIdleSessions() }
     }
@@ -137,6 +132,7 @@ final class WorkerDriver: IOLoopDriver {
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
         sendBegunRequests()
         sendFinishedOutcomes()
+        link.stop()
         send(.disconnect)
         // Give the DISCONNECT a moment to leave: closing with LINGER 0 would discard it.
         try? socket.setOption(.linger, 500)
@@ -146,57 +142,62 @@ final class WorkerDriver: IOLoopDriver {
         var snapshot = statistics
         snapshot.running = running.count
         snapshot.sessions = sessions.count
+        snapshot.registered = link.isRegistered
         return snapshot
     }
 
-    // MARK: Coordinator link
+    // MARK: Coordinator link (what ``WorkerLink`` decides)
 
-    private func register() {
-        let registration = WorkerRegistration(name: configuration.name, credits: configuration.credits, actions: catalog.actionNames)
+    /// The results' limit: the smaller of this worker's and the coordinator's message limits.
+    private var maxResultBytes: Int { link.terms.maxResultBytes }
+
+    private func register(_ registration: WorkerLink.Registration) {
+        let ready = WorkerRegistration(name: configuration.name, credits: configuration.credits, actions: catalog.actionNames)
         // Queued even while the connection is down (no IMMEDIATE). Should the queue be full, the
         // coordinator never answers, and the silence makes the worker reconnect and send it again.
-        if send(.ready(registration)) {
+        if send(.ready(ready)) {
             statistics.registrations += 1
         }
-        if isDraining { send(.draining) }
+        if registration.followedByDraining { send(.draining) }
     }
 
-    /// Keeps to the coordinator's terms: results within its message limit, heartbeats at its
-    /// interval, its silence judged by its liveness. Then describes what it serves (CATALOG),
-    /// when that fits the coordinator's limit.
-    private func accept(_ terms: WorkerTerms) {
-        maxResultBytes = min(configuration.maxMessageBytes, Int(terms.maxMessageBytes))
+    private func scheduleHeartbeats(every interval: Duration) {
+        if let heartbeatTimer { runtime.cancel(heartbeatTimer) }
+        heartbeatTimer = runtime.schedule(after: interval, repeating: interval) { [unowned self] in heartbeatTimerFired() }
+    }
+
+    /// Keeps to the coordinator's terms (``WorkerLink/welcomeReceived(_:)``), then describes
+    /// what it serves (CATALOG) when that fits the coordinator's limit.
+    private func welcomed(_ terms: WorkerTerms) {
+        let action = link.welcomeReceived(terms)
         if let catalogJSON {
-            if catalogJSON.count <= maxResultBytes {
+            if catalogJSON.count <= action.describeCatalogWithin {
                 send(.catalog(json: catalogJSON))
             } else {
                 logger.notice("the catalog's description is over the coordinator's message limit; actionbus features will list names only",
-                              metadata: ["catalog.bytes": "\(catalogJSON.count)", "coordinator.maxMessageBytes": "\(maxResultBytes)"])
+                              metadata: ["catalog.bytes": "\(catalogJSON.count)", "coordinator.maxMessageBytes": "\(action.describeCatalogWithin)"])
             }
         }
-        let interval = Duration.milliseconds(Int64(terms.heartbeatMilliseconds))
-        heartbeatLiveness = Int(terms.heartbeatLiveness)
-        guard interval != heartbeatInterval else { return }
-        heartbeatInterval = interval
-        if let heartbeatTimer { runtime.cancel(heartbeatTimer) }
-        heartbeatTimer = runtime.schedule(after: interval, repeating: interval) { [unowned self] in heartbeat() }
+        guard let interval = action.heartbeatEvery else { return }
+        scheduleHeartbeats(every: interval)
         logger.info("heartbeat set by the coordinator", metadata: ["heartbeat.interval": "\(interval)"])
     }
 
-    private func heartbeat() {
-        let expiry = heartbeatInterval * heartbeatLiveness
-        if ContinuousClock.now - lastHeard > expiry {
-            reconnect()
-        } else {
+    private func heartbeatTimerFired() {
+        switch link.heartbeatTimerFired(at: .now) {
+        case .sendHeartbeat:
             send(.heartbeat)
+        case .reconnect(let registration):
+            reconnect(then: registration)
+        case .none:
+            break
         }
     }
 
     /// The coordinator fell silent: start a fresh connection and register again.
-    private func reconnect() {
+    private func reconnect(then registration: WorkerLink.Registration) {
         logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(configuration.coordinatorEndpoint)"])
         statistics.reconnects += 1
-        statistics.registered = false
         runtime.unregister(socket)
         // Results still queued on the old connection get a moment to leave: the coordinator
         // may only have stalled, and then they still count.
@@ -210,8 +211,7 @@ final class WorkerDriver: IOLoopDriver {
             return
         }
         runtime.register(socket) { [unowned self] _ in read() }
-        lastHeard = .now
-        register()
+        register(registration)
     }
 
     @discardableResult
@@ -240,7 +240,7 @@ final class WorkerDriver: IOLoopDriver {
             // One clock read a message, not one a request: its requests' deadlines count from
             // when it arrived (a little before each starts: never later).
             let now = ContinuousClock.now
-            lastHeard = now
+            link.heard(at: now)
             if incoming.count >= 2, (try? WireHeader.command(in: incoming[0])) == .request {
                 // Each request is read and started in turn, its input left in the message.
                 // Decoding a batch into one array first cost a large allocation per batch, and
@@ -258,11 +258,9 @@ final class WorkerDriver: IOLoopDriver {
                 case .heartbeat:
                     break
                 case .disconnect:
-                    statistics.registered = false
-                    register()
+                    register(link.disconnectReceived())
                 case .welcome(let terms):
-                    statistics.registered = true
-                    accept(terms)
+                    welcomed(terms)
                 case .endSession(let name):
                     endSession(name)
                 case .switches(let switches):
@@ -335,17 +333,17 @@ final class WorkerDriver: IOLoopDriver {
     /// Stops taking new work, lets what runs finish (up to `grace`), then calls `done` on the loop.
     func drain(grace: Duration, done: @escaping () -> Void) {
         logger.info("draining", metadata: ["worker.running": "\(running.count)", "worker.grace": "\(grace)"])
-        isDraining = true
+        let deadline = link.drain(at: .now, grace: grace)
         send(.draining)
-        let deadline = ContinuousClock.now + grace
         func check() {
-            if running.isEmpty || ContinuousClock.now >= deadline {
-                if !running.isEmpty {
-                    logger.warning("grace period over; leaving with requests unfinished", metadata: ["worker.running": "\(running.count)"])
+            switch link.drainProgress(at: .now, deadline: deadline, running: running.count) {
+            case .leave(let unfinished):
+                if unfinished > 0 {
+                    logger.warning("grace period over; leaving with requests unfinished", metadata: ["worker.running": "\(unfinished)"])
                 }
                 done()
-            } else {
-                runtime.schedule(after: .milliseconds(10)) { check() }
+            case .checkAgain(let delay):
+                runtime.schedule(after: delay) { check() }
             }
         }
         check()
