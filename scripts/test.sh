@@ -26,6 +26,10 @@ scripts/fuzz.sh 30
 echo "== swift test"
 swift test --no-parallel
 
+# Every product's DocC catalog builds, its articles' symbol links resolve (after the debug build).
+echo "== scripts/check-docc.sh"
+scripts/check-docc.sh
+
 # The sanitized build lives in its own folder so the two builds never invalidate each other.
 echo "== swift test --sanitize=thread (ActionCore, ZeroMQ)"
 swift test --scratch-path .build-tsan --sanitize=thread --filter 'ActionCoreTests|ZeroMQTests'
