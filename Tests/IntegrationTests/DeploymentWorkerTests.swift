@@ -75,4 +75,17 @@ struct DeploymentWorkerTests {
             #expect(worker.process.isRunning, "\(file): the worker died")
         }
     }
+
+    /// Without `--examples` the command serves nothing: it refuses to start (a usage error) and
+    /// never registers, so no example action is served by a worker nobody asked for.
+    @Test func aWorkerWithoutExamplesServesNothing() throws {
+        let bus = try BusFixture()
+        try bus.startCoordinator(["--no-journal"])
+        let worker = try bus.start("worker", ["worker", "--coordinator", bus.workers, "--name", "plain"])
+        let status = worker.waitForExit(timeout: .seconds(20))
+        #expect(status != nil && status != 0, "a worker without --examples kept running")
+        let listed = try bus.start("workers", ["workers", "--json", "--coordinator", bus.clients])
+        #expect(listed.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(!listed.stdout.contains("plain"), "\(listed.stdout)")
+    }
 }

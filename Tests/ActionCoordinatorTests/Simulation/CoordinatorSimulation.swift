@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionCoordinator
 import ActionJournal
 import ActionWire
@@ -23,7 +24,7 @@ final class CoordinatorSimulation {
     static let sessions = ["", "", "a", "b", "c"]
 
     let seed: UInt64
-    var random: SimulationRandom
+    var random: SeededRandom
     let configuration: CoordinatorConfiguration
     let outbox = SimulationOutbox()
     private(set) var core: CoordinatorCore!
@@ -54,7 +55,7 @@ final class CoordinatorSimulation {
 
     init(seed: UInt64) {
         self.seed = seed
-        random = SimulationRandom(seed: seed)
+        random = SeededRandom(seed: seed)
         var configuration = CoordinatorConfiguration()
         configuration.heartbeatInterval = .seconds(1)
         configuration.heartbeatLiveness = 3
