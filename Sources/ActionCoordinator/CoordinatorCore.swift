@@ -288,10 +288,12 @@ package final class CoordinatorCore {
                 for requestID in requestIDs { IDTag.withBytes(of: requestID, take) }
             }
         case .stacks(let queryID, let session):
-            outbox.send(.stacks(queryID: queryID, json: stacksJSON(stacks.report(sessionName: session.isEmpty ? nil : session))), to: client)
+            let report = stacks.report(sessionName: session.isEmpty ? nil : session)
+            outbox.send(.stacks(queryID: queryID, json: FleetReports.stacksJSON(report, maxMessageBytes: configuration.maxMessageBytes)), to: client)
         case .endSession(let queryID, let session):
             let closed = endSession(session)
-            outbox.send(.stacks(queryID: queryID, json: stacksJSON(ActionStacksReport(stacks: closed))), to: client)
+            let json = FleetReports.stacksJSON(ActionStacksReport(stacks: closed), maxMessageBytes: configuration.maxMessageBytes)
+            outbox.send(.stacks(queryID: queryID, json: json), to: client)
         case .features(let queryID, let changes):
             if let refusal = switchFeatures(changes) {
                 outbox.send(.error(requestID: queryID, code: BusErrorCode.malformedRequest, message: refusal), to: client)
@@ -299,25 +301,10 @@ package final class CoordinatorCore {
                 outbox.send(.features(queryID: queryID, json: featuresJSON()), to: client)
             }
         case .workers(let queryID):
-            let report = workersReport(now: now)
-            let json = fitted(count: report.workers.count) { kept in
-                var cut = report
-                cut.workers = Array(report.workers.prefix(kept))
-                cut.omittedWorkers = kept < report.workers.count ? report.workers.count - kept : nil
-                return cut
-            }
+            let json = FleetReports.workersJSON(workersReport(now: now), maxMessageBytes: configuration.maxMessageBytes)
             outbox.send(.workers(queryID: queryID, json: json), to: client)
         case .queues(let queryID):
-            let report = queuesReport()
-            let busiest = report.actions.sorted { ($0.queued + $0.running, $1.action) > ($1.queued + $1.running, $0.action) }
-            let json = fitted(count: report.actions.count) { kept in
-                var cut = report
-                if kept < report.actions.count {
-                    cut.actions = busiest.prefix(kept).sorted { $0.action < $1.action }
-                    cut.omittedActions = report.actions.count - kept
-                }
-                return cut
-            }
+            let json = FleetReports.queuesJSON(queuesReport(), maxMessageBytes: configuration.maxMessageBytes)
             outbox.send(.queues(queryID: queryID, json: json), to: client)
         case .ping:
             outbox.send(.pong(instance: instance), to: client)
@@ -379,141 +366,24 @@ package final class CoordinatorCore {
     /// The FEATURES report: every feature the registered workers serve (its actions, how many
     /// workers serve it, its switch) and the switches of features no worker serves now.
     func featuresJSON() -> [UInt8] {
-        var actionsByFeature: [String: Set<String>] = [:]
-        var workersByFeature: [String: Int] = [:]
-        for worker in workers.values {
-            var features: Set<String> = []
-            for action in worker.actions {
-                let feature = String(action.prefix { $0 != "." })
-                actionsByFeature[feature, default: []].insert(action)
-                features.insert(feature)
-            }
-            for feature in features { workersByFeature[feature, default: 0] += 1 }
-        }
-        // What the catalogs say, the first worker's that describes each feature or action.
-        var describedFeatures: [String: WorkerCatalog.Feature] = [:]
-        var describedActions: [String: WorkerCatalog.Action] = [:]
-        for worker in workers.values.sorted(by: { $0.name < $1.name }) {
-            guard let catalog = worker.catalog else { continue }
-            for feature in catalog.features where describedFeatures[feature.name] == nil { describedFeatures[feature.name] = feature }
-            for action in catalog.actions where describedActions[action.name] == nil { describedActions[action.name] = action }
-        }
-        let report = FleetFeaturesReport(
-            features: actionsByFeature.keys.sorted().map { name in
-                let actions = actionsByFeature[name]!.sorted()
-                var feature = FleetFeaturesReport.Feature(
-                    name: name, actions: actions, workers: workersByFeature[name] ?? 0,
-                    switched: featureSwitches[name].map { $0 == .on ? "on" : "off" }
-                )
-                if let described = describedFeatures[name] {
-                    feature.description = described.description
-                    feature.parent = described.parent
-                    feature.conditional = described.conditional
-                }
-                let details = actions.compactMap { describedActions[$0] }
-                if !details.isEmpty { feature.details = details }
-                return feature
-            },
-            switches: featureSwitches.mapValues { $0 == .on ? "on" : "off" }
-        )
-        let limit = configuration.maxMessageBytes - 1024
-        let full = Self.json(report)
-        if full.count <= limit { return full }
-        // Too large for one message: the catalogs' details go first, then features.
-        var plain = report
-        plain.features = report.features.map { var feature = $0; feature.details = nil; return feature }
-        return fitted(count: plain.features.count) { kept in
-            var cut = plain
-            cut.features = Array(plain.features.prefix(kept))
-            cut.omittedFeatures = kept < plain.features.count ? plain.features.count - kept : nil
-            return cut
-        }
+        FleetReports.featuresJSON(workers: workers.values, switches: featureSwitches, maxMessageBytes: configuration.maxMessageBytes)
     }
 
     /// Every registered worker, by name.
     package func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
-        FleetWorkersReport(workers: workers.values.map { worker in
-            FleetWorkersReport.Worker(
-                name: worker.name, id: CoordinatorDriver.routingText(worker.id.routingID),
-                protocolName: worker.protocolName ?? "ABP/\(WireHeader.version)",
-                actions: worker.actions.sorted(), credits: worker.credits, inFlight: worker.inFlight.count,
-                sessions: worker.sessions.count, lastHeardMs: Int((now - worker.lastHeard) / .milliseconds(1)),
-                draining: worker.isDraining, unreachable: worker.isUnreachable
-            )
-        }.sorted { ($0.name, $0.id) < ($1.name, $1.id) })
+        FleetReports.workers(workers.values, now: now)
     }
 
-    /// What waits and runs per action, and the sessions with the most waiting. Walks the queued
-    /// and running requests once: a query for people, not for the hot path.
+    /// What waits and runs per action, and the sessions with the most waiting.
     func queuesReport() -> FleetQueuesReport {
-        var queued: [String: Int] = [:], running: [String: Int] = [:], serving: [String: Int] = [:]
-        var sessionDepths: [(session: String, depth: Int)] = []
-        for (lane, queue) in lanes {
-            let waiting = queue.requests.filter { !$0.isFinished && $0.placement == .queued }
-            guard !waiting.isEmpty else { continue }
-            switch lane {
-            case .action(let action):
-                queued[action, default: 0] += waiting.count
-            case .session(let session):
-                sessionDepths.append((session, waiting.count))
-                for pending in waiting { queued[pending.action, default: 0] += 1 }
-            }
-        }
-        for worker in workers.values {
-            for action in worker.actions { serving[action, default: 0] += 1 }
-            for pending in worker.inFlight.requests where !pending.isFinished { running[pending.action, default: 0] += 1 }
-        }
-        let names = Set(queued.keys).union(running.keys).union(serving.keys).sorted()
-        sessionDepths.sort { ($0.depth, $1.session) > ($1.depth, $0.session) }
-        let listed = sessionDepths.prefix(FleetQueuesReport.maxSessions)
-        return FleetQueuesReport(
-            actions: names.map { FleetQueuesReport.ActionQueue(action: $0, queued: queued[$0] ?? 0, running: running[$0] ?? 0, workers: serving[$0] ?? 0) },
-            sessions: listed.map { entry in
-                FleetQueuesReport.SessionQueue(
-                    session: entry.session, queued: entry.depth,
-                    worker: sessions[entry.session].flatMap { workers[$0.worker]?.name }
-                )
-            },
-            omittedSessions: sessionDepths.count - listed.count,
-            queued: queuedCount, running: unfinishedCount - queuedCount
+        FleetReports.queues(
+            lanes: lanes, workers: workers, sessions: sessions, queued: queuedCount, running: unfinishedCount - queuedCount
         )
-    }
-
-    /// The JSON of `make(kept)` for the most items kept that fits in one message (halving until
-    /// it does), so a large fleet's report never costs a client its connection.
-    private func fitted<Report: Encodable>(count: Int, _ make: (Int) -> Report) -> [UInt8] {
-        let limit = configuration.maxMessageBytes - 1024
-        var kept = count
-        while true {
-            let json = Self.json(make(kept))
-            if json.count <= limit || kept == 0 { return json }
-            kept /= 2
-        }
-    }
-
-    /// A report as compact JSON with sorted keys.
-    private static func json(_ report: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(report)).map { Array($0) } ?? Array("{}".utf8)
     }
 
     /// The open stacks of `session`, or of every session.
     func stacksReport(session: String?) -> ActionStacksReport {
         stacks.report(sessionName: session)
-    }
-
-    /// A stacks report as JSON, cut to the newest stacks that fit in one message (the report
-    /// says how many were left out).
-    private func stacksJSON(_ full: ActionStacksReport) -> [UInt8] {
-        let limit = configuration.maxMessageBytes - 1024
-        var report = full
-        while true {
-            guard let json = try? report.jsonData() else { return Array("{\"stacks\":[]}".utf8) }
-            if json.count <= limit || report.stacks.isEmpty { return Array(json) }
-            let kept = report.stacks.count / 2
-            report = ActionStacksReport(stacks: Array(full.stacks.suffix(kept)), omittedStacks: full.stacks.count - kept)
-        }
     }
 
     /// Handles the requests of one PERFORM, which `read` hands over one at a time as it decodes
