@@ -1,0 +1,174 @@
+import ActionJournal
+import ActionWire
+import Logging
+import ZeroMQ
+
+/// What a batch of the loop decided, held until it may leave: the batch's journal records, and
+/// the replies and stream events that must reach no one before those records are durable.
+///
+/// A batch is one socket's readable messages or one timer tick. Without a journal, its output
+/// leaves when it ends. With one, the ``JournalWriter`` commits its records on the journal's
+/// own thread (group commit: one `fdatasync` for every batch handed over meanwhile) and gives
+/// the output back, batch by batch in order, while the loop goes on reading and routing.
+/// Holding replies to the batch's end also makes each client's ACCEPTEDs of the batch one
+/// message. Loop thread only.
+final class CommitGate {
+    /// The journal's thread; `nil` without a data directory.
+    private let journalWriter: JournalWriter?
+    /// The journal file, until its recovery is restored into the core.
+    private var journalFile: RequestJournal?
+    private let logger: Logger
+    private unowned let loop: IOLoop<CoordinatorDriver>
+    /// The records of the batch being handled, for the journal.
+    @exclusivity(unchecked) private var records: [JournalRecord] = []
+    /// What the batch being handled will send once its records are durable.
+    @exclusivity(unchecked) private var held = HeldOutput()
+    /// Where each client's ACCEPTEDs of this batch are in `held.acceptances`.
+    @exclusivity(unchecked) private var acceptanceIndex: [ClientAddress: Int] = [:]
+    @exclusivity(unchecked) private var compactionRunning = false
+    /// A commit failed: nothing more passes (the coordinator stops).
+    @exclusivity(unchecked) private(set) var hasFailed = false
+
+    /// Opens the journal in the configured data directory, if any (recovering what it holds,
+    /// which ``restore(into:)`` hands to the core), and starts its thread.
+    init(configuration: CoordinatorConfiguration, loop: IOLoop<CoordinatorDriver>, logger: Logger) throws {
+        self.loop = loop
+        self.logger = logger
+        let journalFile = try configuration.dataDirectory.map {
+            try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
+        }
+        self.journalFile = journalFile
+        // Its recovery is read on the loop, before the writer's thread ever touches it.
+        journalWriter = journalFile.map {
+            // Weak: the writer's thread may end a commit after the loop has gone.
+            JournalWriter(journal: $0, recordsMetrics: configuration.recordsMetrics) { [weak loop] in
+                loop?.execute { driver, _ in driver.releaseCommitted() }
+            }
+        }
+    }
+
+    var isJournaling: Bool { journalWriter != nil }
+
+    /// Gives the core what the journal holds, before anything is read from the sockets.
+    func restore(into core: CoordinatorCore) {
+        guard let journalFile else { return }
+        let recovery = journalFile.recovery
+        core.restore(recovery, now: .now)
+        logger.info("journal opened", metadata: [
+            "journal.directory": "\(journalFile.directory)", "journal.bytes": "\(journalFile.fileBytes)",
+            "journal.unfinished": "\(recovery.unfinished.count)", "journal.finished": "\(recovery.finished.count)",
+        ])
+        if recovery.skippedRecords > 0 {
+            logger.warning("journal had whole records that do not decode (names the wire rules reject), skipped", metadata: [
+                "journal.skippedRecords": "\(recovery.skippedRecords)",
+            ])
+        }
+        if recovery.discardedBytes > 0 {
+            logger.warning("journal had a torn end, cut off", metadata: ["journal.discardedBytes": "\(recovery.discardedBytes)"])
+        }
+        journalFile.releaseRecovery()
+        self.journalFile = nil
+    }
+
+    /// Closes the journal of a coordinator that failed to start.
+    func closeUnstarted() {
+        journalFile?.close()
+    }
+
+    // MARK: Holding
+
+    /// Keeps a record for the batch's commit (only called with a journal).
+    func append(_ record: JournalRecord) {
+        records.append(record)
+    }
+
+    /// Holds a reply to the batch's end; an ActionBus client's ACCEPTEDs join its first of
+    /// the batch.
+    func hold(_ reply: ClientReply, to client: ClientAddress) {
+        if case .accepted(let requestIDs) = reply, client.protocol == .actionBus {
+            if let index = acceptanceIndex[client] {
+                held.acceptances[index].requestIDs.append(contentsOf: requestIDs)
+            } else {
+                acceptanceIndex[client] = held.acceptances.count
+                held.acceptances.append((client, requestIDs))
+            }
+        } else {
+            held.replies.append((reply, client))
+        }
+    }
+
+    /// Holds a stream event to the batch's commit.
+    func hold(_ event: StreamMessage) {
+        held.events.append(event)
+    }
+
+    // MARK: Passing
+
+    /// Ends a batch. Returns its output when it may leave now: without a journal, or with
+    /// nothing to commit and no earlier batch still at the journal to keep behind (a batch
+    /// without records goes through the journal's thread while others are there, so replies
+    /// keep their order). Otherwise hands it to the journal's thread and returns `nil`, as it
+    /// does for a batch that decided nothing (a tick, a batch of heartbeats).
+    func endBatch() -> HeldOutput? {
+        let output = held
+        held = HeldOutput()
+        acceptanceIndex.removeAll(keepingCapacity: true)
+        if records.isEmpty && output.isEmpty { return nil }
+        if let journalWriter, !records.isEmpty || journalWriter.inFlight > 0 {
+            journalWriter.commit(records, releasing: output)
+            records.removeAll(keepingCapacity: true)
+            return nil
+        }
+        return output
+    }
+
+    /// The batches whose commits have ended since last asked, in commit order.
+    func takeCommitted() -> [JournalWriter.Finished] {
+        journalWriter?.takeFinished() ?? []
+    }
+
+    /// A commit failed: drops what the batch being handled holds, and lets nothing through from
+    /// here on. What it decided is not on disk, so none of it may be acknowledged.
+    func fail() {
+        hasFailed = true
+        held = HeldOutput()
+    }
+
+    // MARK: The journal file
+
+    /// Takes the snapshot of what the core holds, on the loop, and has the journal's thread
+    /// write it: records handed over before it are in the old file and their effect in the
+    /// snapshot; records handed over after it go to the new file. One at a time.
+    func compact(_ core: CoordinatorCore) {
+        guard let journalWriter, !compactionRunning else { return }
+        compactionRunning = true
+        let started = ContinuousClock.now
+        let logger = self.logger, loop = self.loop
+        journalWriter.compact(core.encodedJournalSnapshot(now: started)) { result in
+            switch result {
+            case .success(let sizes):
+                logger.info("journal compacted", metadata: [
+                    "journal.bytesBefore": "\(sizes.before)", "journal.bytesAfter": "\(sizes.after)",
+                    "journal.duration": "\(ContinuousClock.now - started)",
+                ])
+            case .failure(let error):
+                logger.error("journal compaction failed; appending to the old file, next attempt once it has grown by the threshold again", metadata: ["journal.error": "\(error)"])
+            }
+            loop.execute { driver, _ in driver.commitGate.compactionEnded() }
+        }
+    }
+
+    private func compactionEnded() {
+        compactionRunning = false
+    }
+
+    /// Waits for every commit and compaction handed over so far.
+    func waitForAll() {
+        journalWriter?.waitForAll()
+    }
+
+    /// Closes the journal once everything handed over is written.
+    func close() {
+        journalWriter?.close()
+    }
+}
