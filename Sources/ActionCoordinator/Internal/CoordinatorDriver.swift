@@ -112,11 +112,6 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         }
     }
 
-    /// A routing id as text; the core's reports name workers with it.
-    static func routingText(_ routingID: [UInt8]) -> String {
-        RoutingIDText.of(routingID)
-    }
-
     // MARK: Ending a batch
 
     /// Ends a batch: sends the requests chosen for workers, and what the batch decided for

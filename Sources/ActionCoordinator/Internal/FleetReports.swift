@@ -69,7 +69,7 @@ enum FleetReports {
     static func workers(_ workers: some Collection<WorkerRecord>, now: ContinuousClock.Instant) -> FleetWorkersReport {
         FleetWorkersReport(workers: workers.map { worker in
             FleetWorkersReport.Worker(
-                name: worker.name, id: CoordinatorDriver.routingText(worker.id.routingID),
+                name: worker.name, id: RoutingIDText.of(worker.id.routingID),
                 protocolName: worker.protocolName ?? "ABP/\(WireHeader.version)",
                 actions: worker.actions.sorted(), credits: worker.credits, inFlight: worker.inFlight.count,
                 sessions: worker.sessions.count, lastHeardMs: Int((now - worker.lastHeard) / .milliseconds(1)),
