@@ -110,6 +110,7 @@ extension CoordinatorSimulation {
     private func register(_ worker: SimulatedWorker) {
         worker.needsRegistration = false
         worker.lastHeartbeat = now
+        worker.lastSpoke = now
         core.received(.ready(worker.registration), from: worker.id, now: now)
     }
 
@@ -130,6 +131,7 @@ extension CoordinatorSimulation {
     }
 
     private func send(_ outcomes: [WireOutcome], from worker: SimulatedWorker) {
+        worker.lastSpoke = now
         if outcomes.count == 1 {
             core.received(.result(outcomes[0]), from: worker.id, now: now)
         } else {
@@ -162,7 +164,6 @@ extension CoordinatorSimulation {
         let worker = random.pick(candidates)
         note("worker-pause \(worker.name)")
         worker.state = .paused
-        worker.pausedAt = now
     }
 
     func resumeWorker(_ chosen: SimulatedWorker? = nil) {
@@ -171,10 +172,9 @@ extension CoordinatorSimulation {
         note("worker-resume \(worker.name)")
         worker.state = .up
         // Silent past its expiry, it may have been given up: what it runs may run elsewhere.
-        if let pausedAt = worker.pausedAt, now - pausedAt >= configuration.heartbeatInterval * 2 {
+        if now - worker.lastSpoke >= configuration.heartbeatInterval * 2 {
             worker.mayHaveBeenGivenUp = true
         }
-        worker.pausedAt = nil
     }
 
     /// A worker stops gracefully: DRAINING, what it runs finished (or abandoned), DISCONNECT.
@@ -211,6 +211,7 @@ extension CoordinatorSimulation {
                 register(worker)
             } else if now - worker.lastHeartbeat >= .milliseconds(500) {
                 worker.lastHeartbeat = now
+                worker.lastSpoke = now
                 core.received(.heartbeat, from: worker.id, now: now)
             }
             try commit()

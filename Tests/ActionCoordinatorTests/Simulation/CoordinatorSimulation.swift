@@ -264,10 +264,10 @@ final class CoordinatorSimulation {
         }
     }
 
-    /// Whether the coordinator may have given `worker` up: it did once since it registered,
-    /// or it is paused long enough that its heartbeats may have run out by now.
+    /// Whether the coordinator may have given `worker` up: it did once since it registered, or
+    /// the worker has been silent long enough that its heartbeats may have run out by now.
     private func mayHaveGivenUp(_ worker: SimulatedWorker) -> Bool {
-        worker.mayHaveBeenGivenUp || worker.pausedAt.map { now - $0 >= configuration.heartbeatInterval } ?? false
+        worker.mayHaveBeenGivenUp || now - worker.lastSpoke >= configuration.heartbeatInterval * 2
     }
 
     func resendUnanswered(of client: SimulatedClient) {

@@ -43,10 +43,10 @@ final class SimulatedWorker {
     var mayHaveBeenGivenUp = false
     /// How many DISCONNECTs it has heard: what it got before the last one no longer counts.
     var epoch = 0
-    /// When it was paused, while it is.
-    var pausedAt: ContinuousClock.Instant?
     /// When it last sent a heartbeat.
     var lastHeartbeat: ContinuousClock.Instant
+    /// When it last sent anything: the coordinator gives it up after a silence of its expiry.
+    var lastSpoke: ContinuousClock.Instant
     private var runs = 0
 
     init(number: Int, credits: UInt32, actions: [String], now: ContinuousClock.Instant) {
@@ -55,6 +55,7 @@ final class SimulatedWorker {
         self.credits = credits
         self.actions = actions
         lastHeartbeat = now
+        lastSpoke = now
     }
 
     var registration: WorkerRegistration { WorkerRegistration(name: name, credits: credits, actions: actions) }

@@ -1,0 +1,168 @@
+import ActionCore
+import ActionJournal
+import ActionWire
+import DequeModule
+import Foundation
+import Logging
+
+/// The timer: heartbeats, expiries, deadlines, idle sweeps.
+extension CoordinatorCore {
+    /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
+    package func tick(now: ContinuousClock.Instant) {
+        let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
+        for (id, worker) in workers {
+            // A Majordomo worker sends nothing while its code runs a request (neither RFC 7 nor
+            // RFC 18 heartbeats from inside the work): its silence counts once that request's
+            // deadline has passed, or after `majordomoBusyTimeout`, whichever comes first.
+            let busyMajordomo = worker.expiry != nil && now - worker.lastHeard < configuration.majordomoBusyTimeout
+                && worker.inFlight.requests.contains { !$0.isFinished && now < $0.deadline }
+            if now - worker.lastHeard > worker.expiry ?? expiry, !busyMajordomo {
+                counters.workersExpired += 1
+                logger.warning("worker lost", metadata: [
+                    "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)", "worker.reason": "heartbeats stopped",
+                ])
+                removeWorker(id, countingDelivery: true, now: now)
+            } else if now - worker.lastHeartbeatSent >= configuration.heartbeatInterval {
+                workers[id]?.lastHeartbeatSent = now
+                if !outbox.send(.heartbeat, to: id) { markUnreachable(id) }
+            }
+        }
+        expireDeadlines(now: now)
+        if let last = lastSweep, now - last < .seconds(1) { return }
+        lastSweep = now
+        forgetIdleSessions(now: now)
+        if clientShares.values.contains(where: { $0.unfinished == 0 }) {
+            clientShares = clientShares.filter { $0.value.unfinished > 0 }
+            senders = senders.filter { $0.value.share.unfinished > 0 }
+            lastSender = nil
+        }
+        closeIdleStacks(now: now)
+        expireOwedOutcomes(now: now)
+    }
+
+    /// Owed outcomes whose clients stopped waiting become recent (and may be evicted).
+    func expireOwedOutcomes(now: ContinuousClock.Instant) {
+        for owed in owedDeadlines.removeDue(now: now) where owed.owedOutcome != nil {
+            requests.remove(owed)
+            settle(owed, keep: true)
+        }
+    }
+
+    /// Closes the action stacks, and forgets the stream counters, of sessions that finished
+    /// nothing for `stackIdleTimeout`: a session its clients never end (END-SESSION) ends by idleness.
+    func closeIdleStacks(now: ContinuousClock.Instant) {
+        let idle = Set(sessionActivity.filter { now - $0.value > configuration.stackIdleTimeout }.keys)
+        for session in idle {
+            sessionActivity[session] = nil
+            counters.idleStacksClosed += stacks.closeStacks(sessionName: session).count
+        }
+        sequencer.forget(sessions: idle)
+    }
+
+    /// The coordinator's own thread was held up for `stall` (a VM pause, a huge report): its
+    /// workers' silence during that time is its own, not theirs, so none is declared dead for it:
+    /// each gets a full liveness period from `now` to be heard again (it may be reconnecting).
+    package func excuseStall(_ stall: Duration, now: ContinuousClock.Instant) {
+        for id in Array(workers.keys) {
+            if let heard = workers[id]?.lastHeard { workers[id]?.lastHeard = max(heard + stall, now) }
+        }
+        counters.stalls += 1
+        logger.warning("coordinator stalled; worker silence during the stall is not held against them", metadata: ["stall": "\(stall)"])
+    }
+
+    /// Unpins sessions nothing was sent to or heard from for `sessionIdleTimeout` (workers drop
+    /// their ActionSessions after the same idle time), so the pin table does not grow with every
+    /// session name ever seen. Swept at most once a second.
+    func forgetIdleSessions(now: ContinuousClock.Instant) {
+        let idle = sessions.filter { now - $0.value.lastUsed > configuration.sessionIdleTimeout }
+        for (session, pin) in idle {
+            // A session stays pinned while any of its requests waits or runs: moving it then
+            // would let its next request run beside (or before) them on another worker.
+            if lanes[.session(session)] != nil { continue }
+            if let host = workers[pin.worker], runs(session, on: host) { continue }
+            sessions[session] = nil
+            workers[pin.worker]?.sessions.remove(session)
+        }
+    }
+
+    func expireDeadlines(now: ContinuousClock.Instant) {
+        var expired: [PendingRequest] = []
+        for pending in deadlines.removeDue(now: now) where !pending.isFinished {
+            switch pending.placement {
+            case .queued where now >= pending.deadline:
+                expired.append(pending)
+            case .queued:
+                // The early check of a request no registered worker served when it came; one
+                // that has been delivered since was served, and waits for its deadline.
+                if pending.deliveries > 0 || isServed(pending.action) {
+                    deadlines.insert(pending)
+                } else {
+                    expired.append(pending)
+                }
+            case .running(let worker) where now >= pending.deadline + configuration.deadlineGrace:
+                // The worker's own timeout fired long ago, so it runs nothing for this request
+                // any more: its answer was lost (a dropped connection), and so is not coming.
+                // Take the request off it, so its credit does not leak.
+                if workers[worker]?.inFlight.remove(pending) == true, workers[worker]?.isDraining == false,
+                   workers[worker]?.isUnreachable == false {
+                    freeCredits += 1
+                }
+                expired.append(pending)
+            case .running:
+                // The worker normally answers `timedOut` itself; give it the grace.
+                deadlines.insert(pending, at: max(pending.deadline + configuration.deadlineGrace, now))
+            }
+        }
+        guard !expired.isEmpty else { return }
+        let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions))
+        var suggestions: [String: String?] = [:]
+        for pending in expired.sorted(by: { $0.order < $1.order }) {
+            finish(pending, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
+        }
+        // A removed request may have been holding back later requests of its session.
+        dispatch(now: now)
+    }
+
+    /// `served` and `suggestions` are shared by every request expiring in one tick: a burst of
+    /// requests for an unserved action computes the list and the suggestion once.
+    func expiredOutcome(
+        _ pending: PendingRequest, served: Set<String>, suggestions: inout [String: String?]
+    ) -> WireOutcome {
+        let action = pending.action
+        guard pending.placement == .queued, !served.contains(action) else {
+            return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
+        }
+        let names = served.sorted()
+        var message = "no worker serves \(action)"
+        if suggestions[action] == nil { suggestions[action] = ActionNameSuggestion.closest(to: action, among: names) }
+        if let suggestion = suggestions[action] ?? nil {
+            message += "; did you mean \(suggestion)?"
+        }
+        message += names.isEmpty ? " (no worker is registered)" : " (workers serve \(names.joined(separator: ", ")))"
+        return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
+    }
+
+    /// Whether a worker that takes new work (not draining, not unreachable) serves `action`.
+    func isServed(_ action: String) -> Bool {
+        workersServing(action).contains { !$0.isDraining && !$0.isUnreachable }
+    }
+
+    /// The registered workers whose catalog has `action`, in `workers`' order.
+    func workersServing(_ action: String) -> [WorkerRecord] {
+        if let lastServed, lastServed.action == action { return lastServed.workers }
+        let table: [String: [WorkerRecord]]
+        if let servingWorkers {
+            table = servingWorkers
+        } else {
+            var made: [String: [WorkerRecord]] = [:]
+            for worker in workers.values {
+                for served in worker.actions { made[served, default: []].append(worker) }
+            }
+            servingWorkers = made
+            table = made
+        }
+        let serving = table[action] ?? []
+        lastServed = (action, serving)
+        return serving
+    }
+}

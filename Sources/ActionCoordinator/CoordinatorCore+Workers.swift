@@ -1,0 +1,260 @@
+import ActionCore
+import ActionJournal
+import ActionWire
+import DequeModule
+import Foundation
+import Logging
+
+/// Workers' messages: registration, results, adoption after a restart, departures.
+extension CoordinatorCore {
+    /// Handles a decoded message from a worker.
+    package func received(_ message: WorkerMessage, from id: WorkerID, now: ContinuousClock.Instant) {
+        switch message {
+        case .ready(let registration):
+            register(id, registration, now: now)
+        case .result(let outcome):
+            receivedResults(from: id, now: now) { take in take(outcome) }
+        case .resultBatch(let outcomes):
+            receivedResults(from: id, now: now) { take in outcomes.forEach(take) }
+        default:
+            guard let worker = knownWorker(id, now: now) else {
+                if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
+                return
+            }
+            handle(message, from: worker.record, now: now)
+            // Work follows once the message is handled: it may be a DISCONNECT or a DRAINING.
+            if worker.returning { dispatch(now: now) }
+        }
+    }
+
+    /// Handles the outcomes of one RESULT, which `read` hands over one at a time as it decodes
+    /// them (so that no array of a message's outcomes is made). Credits return and outcomes go
+    /// out first; then their work goes out in one pass.
+    package func receivedResults(from id: WorkerID, now: ContinuousClock.Instant, _ read: (_ take: (WireOutcome) -> Void) -> Void) {
+        guard let worker = knownWorker(id, now: now) else {
+            // Unknown (expired, or the coordinator restarted): it must register again. A result
+            // may still answer a request recovered from the journal.
+            var adopted = false
+            read { outcome in
+                if outcome.nested { return }
+                if adoptRecovered(outcome, now: now, dispatching: false) { adopted = true } else { counters.lateResultsDiscarded += 1 }
+            }
+            _ = outbox.send(.disconnect, to: id)
+            if adopted { dispatch(now: now) }
+            return
+        }
+        read { outcome in result(outcome, from: worker.record, now: now, dispatching: false) }
+        dispatch(now: now)
+    }
+
+    /// The registered worker `id`, now heard from; `returning` when it was unreachable until
+    /// now (its new connection took over the routing id), and its credits are back.
+    func knownWorker(_ id: WorkerID, now: ContinuousClock.Instant) -> (record: WorkerRecord, returning: Bool)? {
+        guard let worker = workers[id] else { return nil }
+        worker.lastHeard = now
+        let returning = worker.isUnreachable
+        if returning {
+            worker.isUnreachable = false
+            freeCredits += worker.freeCredits
+        }
+        return (worker, returning)
+    }
+
+    func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {
+        let id = worker.id
+        switch message {
+        case .ready:
+            break
+        case .result, .resultBatch:
+            // Taken by receivedResults.
+            break
+        case .heartbeat:
+            break
+        case .disconnect:
+            logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
+            removeWorker(id, countingDelivery: false, now: now)
+        case .catalog(let json):
+            guard let catalog = try? JSONDecoder().decode(WorkerCatalog.self, from: Data(json)) else {
+                counters.malformedWorkerMessages += 1
+                logger.warning("a worker's catalog does not decode; its features are listed by name only", metadata: ["worker.name": "\(worker.name)"])
+                break
+            }
+            worker.catalog = catalog
+        case .began(let events):
+            // Only what it still runs: a request it no longer holds has an outcome already.
+            for var event in events where worker.inFlight.contains(event.requestID) {
+                event.worker = worker.name
+                counters.beganEvents += 1
+                let topics = OutcomeTopic.beganTopics(for: event)
+                outbox.publish(.began(topic: topics.byAction, events: [event]))
+                outbox.publish(.began(topic: topics.bySession, events: [event]))
+            }
+        case .draining:
+            guard !worker.isDraining else { break }
+            logger.info("worker draining", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
+            // Its free credits leave the pool; its sessions wait for it to finish, then move.
+            freeCredits -= worker.freeCredits
+            workers[id]?.isDraining = true
+        }
+    }
+
+    /// RFC 7's heartbeat: an MDP/0.1 worker heartbeats every 2.5 s and is dead after 3 missed.
+    package static let majordomoWorkerExpiry: Duration = .milliseconds(7_500)
+
+    /// An MDP/0.1 (RFC 7) worker's READY: it serves one action, takes one request at a time
+    /// (the protocol has no credits) and is judged by RFC 7's heartbeat, or the coordinator's
+    /// when that is longer.
+    package func registerMajordomoWorker(
+        _ id: WorkerID, service: String, name: String, protocolName: String = "MDP/0.1", now: ContinuousClock.Instant
+    ) {
+        let expiry = max(Self.majordomoWorkerExpiry, configuration.heartbeatInterval * configuration.heartbeatLiveness)
+        register(id, WorkerRegistration(name: name, credits: 1, actions: [service]), expiry: expiry, protocolName: protocolName, now: now)
+    }
+
+    /// An MDP/0.1 worker's REPLY to the request it was sent as `requestID` (its "client
+    /// address"): the one body frame is the output, JSON when it parses as JSON; more than one
+    /// frame fails `invalidOutput`, since an outcome has one output.
+    package func receivedMajordomoReply(requestID: String, body: [[UInt8]], from id: WorkerID, now: ContinuousClock.Instant) {
+        let request = requests[requestID]
+        let result: WireOutcome.Result
+        if body.count <= 1 {
+            let output = body.first ?? []
+            let isJSON = (try? JSONSerialization.jsonObject(with: Data(output), options: [.fragmentsAllowed])) != nil
+            result = .success(contentType: isJSON ? WireRequest.json : "application/octet-stream", output: output)
+        } else {
+            result = .failure(code: ActionError.Code.invalidOutput.rawValue,
+                              message: "the MDP/0.1 worker replied with \(body.count) body frames; an outcome has one output")
+        }
+        // A reply for a request no longer here (answered meanwhile) still returns the credit.
+        received(.result(WireOutcome(
+            requestID: requestID, action: request?.action ?? "", session: request?.session ?? "",
+            worker: workers[id]?.name ?? "", closeActionStack: false, result: result
+        )), from: id, now: now)
+    }
+
+    func register(
+        _ id: WorkerID, _ registration: WorkerRegistration, expiry: Duration? = nil, protocolName: String? = nil,
+        now: ContinuousClock.Instant
+    ) {
+        let record = WorkerRecord(id: id, registration: registration, now: now)
+        record.expiry = expiry
+        record.protocolName = protocolName
+        if let existing = workers[id] {
+            // The same worker registering again (it answered DISCONNECTs, it reconnected under
+            // its stable routing id, or its actions changed) is the same process: what it runs
+            // still comes back, so keep it.
+            freeCredits -= existing.freeCredits
+            record.inFlight = existing.inFlight
+            record.sessions = existing.sessions
+            record.isDraining = existing.isDraining
+            record.catalog = existing.catalog
+        }
+        workers[id] = record
+        freeCredits += record.freeCredits
+        // Every READY is answered with the terms, so a worker never runs on its own guesses of
+        // the coordinator's limit and heartbeat.
+        _ = outbox.send(.welcome(WorkerTerms(
+            maxMessageBytes: UInt32(clamping: configuration.maxMessageBytes),
+            heartbeatMilliseconds: WireRequest.timeoutMilliseconds(configuration.heartbeatInterval),
+            heartbeatLiveness: UInt32(clamping: configuration.heartbeatLiveness)
+        )), to: id)
+        // Then the fleet's switches and what to report, always: a worker that kept either from a
+        // coordinator that restarted gets them as they are now.
+        _ = outbox.send(.switches(featureSwitches), to: id)
+        _ = outbox.send(.reporting(began: beganWanted), to: id)
+        logger.info("worker registered", metadata: [
+            "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
+            "worker.actions": "\(registration.actions.count)",
+        ])
+        dispatch(now: now)
+    }
+
+    func result(_ outcome: WireOutcome, from worker: WorkerRecord, now: ContinuousClock.Instant, dispatching: Bool = true) {
+        let id = worker.id
+        if outcome.nested {
+            nestedPerform(outcome, now: now)
+            return
+        }
+        guard let sent = worker.inFlight.remove(outcome.requestID) else {
+            if !adoptRecovered(outcome, now: now, dispatching: dispatching) { counters.lateResultsDiscarded += 1 }
+            return
+        }
+        if !worker.isDraining { freeCredits += 1 }
+        if !outcome.session.isEmpty, let pin = sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
+        // Unfinished, it is still in the table: a request leaves it only by finishing.
+        if !sent.isFinished, sent.placement == .running(on: id) {
+            finish(sent, with: outcome, now: now)
+        } else {
+            // Cancelled or timed out while it ran: the client already has its answer.
+            counters.lateResultsDiscarded += 1
+        }
+        if dispatching { dispatch(now: now) }
+    }
+
+    /// A worker that ran a request before the coordinator restarted reports its result: if the
+    /// recovered request has not been sent out again, the result answers it and nothing reruns.
+    /// Work follows once the whole RESULT is read (`dispatching` false): sent at once, a queued
+    /// request could go to this worker and a later result in the same message, of its earlier
+    /// run, would be taken for the new one's, which the worker would then run again.
+    func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
+        guard let pending = requests[outcome.requestID], !pending.isFinished, pending.recovered, pending.placement == .queued,
+              pending.action == outcome.action else { return false }
+        counters.adoptedResults += 1
+        finish(pending, with: outcome, now: now)
+        if dispatching { dispatch(now: now) }
+        return true
+    }
+
+    /// Declares a worker gone and requeues what it held.
+    func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
+        guard let worker = workers.removeValue(forKey: id) else { return }
+        // Requests still waiting to go to it are requeued below with the rest: they must not
+        // leave, and since it never had them, their delivery does not count.
+        let withdrawn = Set(outbox.withdrawRequests(to: id))
+        freeCredits -= worker.freeCredits
+        for session in worker.sessions where sessions[session]?.worker == id {
+            sessions[session] = nil
+        }
+        var requeued: [PendingRequest] = []
+        for pending in worker.inFlight.requests {
+            guard !pending.isFinished, pending.placement == .running(on: id) else { continue }
+            let counts = countingDelivery && (withdrawn.isEmpty || !withdrawn.contains(pending.requestID))
+            if counts && pending.deliveries >= configuration.maxDeliveries {
+                let message = "the request was delivered \(pending.deliveries) times and its worker died each time"
+                finish(pending, with: .failure(for: pending.request, code: BusErrorCode.poisoned, message: message), now: now)
+                continue
+            }
+            if counts {
+                outbox.journal(.workerDied(requestID: pending.requestID))
+            } else {
+                pending.deliveries -= 1
+            }
+            pending.placement = .queued
+            requeued.append(pending)
+        }
+        counters.redelivered += requeued.count
+        // Back to the head of their lanes, in acceptance order.
+        for pending in requeued.sorted(by: { $0.order > $1.order }) {
+            enqueue(pending, atHead: true)
+        }
+        dispatch(now: now)
+    }
+
+    /// Its connection is gone. That is not yet its death: a worker reconnects under the same
+    /// routing id (after a coordinator stall, say) and what it runs still comes back. Until it
+    /// is heard from again it gets nothing; if it never is, it expires like any silent worker.
+    func markUnreachable(_ id: WorkerID) {
+        guard let worker = workers[id], !worker.isUnreachable else { return }
+        freeCredits -= worker.freeCredits
+        workers[id]?.isUnreachable = true
+        logger.info("worker unreachable; waiting for it to reconnect or expire", metadata: [
+            "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)",
+        ])
+    }
+
+    /// Whether `requestID` is accepted and has no outcome yet (a deferred ACCEPTED still says
+    /// something new only then).
+    package func awaitsOutcome(_ requestID: String) -> Bool {
+        requests[requestID].map { !$0.isFinished } ?? false
+    }
+}
