@@ -5,6 +5,7 @@ extension ActionBinding {
     /// action says otherwise): Flint's `binding.perform(input:)`.
     ///
     /// - Parameters:
+    ///   - input: The action's input.
     ///   - completionQueue: Where `completion` runs; `nil` follows ``CallerQueue``'s rule: the
     ///     `OperationQueue` the caller runs in, else the action's executor (Flint's default is
     ///     the action's queue whoever calls; see docs/FLINT.md, "Completion queues").
