@@ -8,6 +8,10 @@
 /// tag, so finding or removing it again hashes nothing. The hash is `Hasher`'s, seeded per
 /// process, so ids chosen by a client cannot be made to collide. Linear probing with
 /// backward-shift deletion: no tombstones, so a table that churns stays as fast as a fresh one.
+///
+/// The client's `SequenceTable` is the same table for sequence numbers. One generic table for
+/// both, specialised in each module, measured 1 % slower on the coordinator's routing step and
+/// 40 % slower on the client's own lookups (Swift 6.3), so each keeps its concrete shape.
 struct IDTable<Element: IDKeyed> {
     /// A tag and its element in one slot: a probe that finds its tag finds the reference in the
     /// same cache line (held in two arrays, each found element cost a second cache miss).

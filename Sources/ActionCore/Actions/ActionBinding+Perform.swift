@@ -5,8 +5,12 @@ extension ActionBinding {
     /// action says otherwise): Flint's `binding.perform(input:)`.
     ///
     /// - Parameters:
-    ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor.
-    ///   - completion: Receives the outcome, exactly once.
+    ///   - input: The action's input.
+    ///   - completionQueue: Where `completion` runs; `nil` follows ``CallerQueue``'s rule: the
+    ///     `OperationQueue` the caller runs in, else the action's executor (Flint's default is
+    ///     the action's queue whoever calls; see docs/FLINT.md, "Completion queues").
+    ///   - completion: Receives the outcome once; never if the action drops its completion and
+    ///     the perform has no deadline.
     @discardableResult
     public func perform(
         input: A.Input,

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 
 /// Runs work on the main queue: inline when called on the main thread or the main queue,
-/// otherwise asynchronously on the main queue (Flint's `MainDirectExecutor`, what `UIAction`s
-/// declare).
+/// otherwise asynchronously on the main queue (the *Executors* seed's `MainDirectExecutor`,
+/// what `UIAction`s declare).
 ///
 /// The main queue runs only while something services it: a run loop on the main thread, or
 /// `dispatchMain()` (which Swift concurrency's main executor uses on Linux: the main queue's

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An `OperationQueue` is an executor, as in Flint: its work goes on as operations. Its `name`
+/// An `OperationQueue` is an executor, as in the *Executors* seed: its work goes on as operations. Its `name`
 /// is the queue's own.
 extension OperationQueue: ActionExecutor {
     /// Whether the calling code runs inside an operation of this queue.

@@ -1,5 +1,5 @@
 /// Something that runs an action's code in the right place: a thread, a serial queue, a pool
-/// (Flint's `Executor`).
+/// (the *Executors* seed's `Executor`; Flint itself runs actions on dispatch queues).
 ///
 /// Actions declare their executor (see ``Action/executor``); the session hops to it once and
 /// delivers completion back on it when the caller chose no completion queue. `DispatchQueue`
@@ -8,14 +8,14 @@ public protocol ActionExecutor: Sendable {
     /// A name for logs, when it has one.
     var name: String? { get }
 
-    /// Whether the calling code is already running on this executor (Flint's `executing`).
+    /// Whether the calling code is already running on this executor (the seed's `executing`).
     var isCurrent: Bool { get }
 
     /// Runs `work` on this executor, now or later.
     func submit(_ work: @escaping @Sendable () -> Void)
 
     /// Runs `work` on this executor, which counts as busy until `work` calls `end` (exactly once,
-    /// from any thread): Flint's `submit { end in }`.
+    /// from any thread): the seed's `submit { end in }`.
     ///
     /// A serial executor (``SerialQueueExecutor``) starts nothing else meanwhile, so work that
     /// finishes asynchronously is serialised whole, not just its synchronous part. Executors

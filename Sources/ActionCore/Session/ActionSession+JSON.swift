@@ -17,7 +17,8 @@ extension ActionSession {
     ///   - deadline: When the perform fails with ``ActionError/Code/timedOut``; `nil` uses the default timeout.
     ///   - completionQueue: Where `completion` runs; `nil` runs it on the action's executor.
     ///   - cancellation: Cancels the perform when its ``ActionCancellation/cancel()`` is called.
-    ///   - completion: Receives the outcome, exactly once.
+    ///   - completion: Receives the outcome once; never if the action drops its completion and
+    ///     the perform has no deadline.
     public func perform(
         named fullName: String,
         jsonInput: Data,

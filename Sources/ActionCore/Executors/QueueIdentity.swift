@@ -4,7 +4,15 @@ import Synchronization
 /// Recognises "am I running on this queue" through a queue-specific value.
 ///
 /// Each identity owns its own key, so marking a queue never disturbs other users of it.
-/// As in Flint, a queue that only *targets* the marked queue is also reported as current.
+///
+/// A queue that *targets* the marked queue is reported as current too: Dispatch looks a
+/// queue-specific value up through the target chain, and work on such a queue runs as the
+/// marked queue's (one block at a time with it, when it is serial), so running inline there is
+/// as safe as on the queue itself. The marked queue's own target is not: work there runs elsewhere than on the marked
+/// queue, which then gets the work asynchronously. Flint differs: its dispatcher runs an action
+/// with `sync` on the action's queue when it cannot tell it is already there, so a target chain
+/// that hides that can deadlock, and its Threading guide rules target queues out. ActionBus
+/// never waits on a queue; a target queue costs at most a hop (docs/FLINT.md, "Threading").
 final class QueueIdentity: Sendable {
     private static let nextToken = Atomic<UInt64>(1)
 

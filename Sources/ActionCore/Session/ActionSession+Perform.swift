@@ -15,7 +15,8 @@ extension ActionSession {
     ///     `OperationQueue` the caller runs in, else the action's executor (so an action that
     ///     blocks its serial queue also holds back its own timeout outcome).
     ///   - cancellation: Cancels the perform when its ``ActionCancellation/cancel()`` is called.
-    ///   - completion: Receives the outcome, exactly once (after any retries).
+    ///   - completion: Receives the outcome (after any retries) once; never if the action drops
+    ///     its completion and the perform has no deadline.
     /// - Returns: The identity of the first attempt, as seen by dispatch observers.
     @discardableResult
     public func perform<F: Feature, A: Action>(

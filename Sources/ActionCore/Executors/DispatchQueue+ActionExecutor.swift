@@ -1,6 +1,6 @@
 import Dispatch
 
-/// A `DispatchQueue` is an executor, as in Flint: its work goes on with `async`.
+/// A `DispatchQueue` is an executor, as in the *Executors* seed: its work goes on with `async`.
 ///
 /// It cannot tell whether it is serial, so it does not count as busy until an `end` (use
 /// ``SerialQueueExecutor`` for that, and for nested work on a serial queue to run inline).

@@ -8,11 +8,14 @@ import Locking
 /// serial queue for actions that declare ``ActionExecutorSelection/sessionMain``. It can be used
 /// from any thread:
 /// - the action always runs on the executor it declares;
-/// - completion runs on the caller's `completionQueue`, or else on the action's executor,
-///   without an extra hop when already there;
+/// - completion runs on the caller's `completionQueue`, else on the `OperationQueue` the
+///   caller runs in, else on the action's executor (``CallerQueue``'s rule), without an extra
+///   hop when already there;
 /// - synchronous and asynchronous completion look the same to the caller;
-/// - exactly one outcome is delivered: a perform that does not complete by its deadline fails
-///   with ``ActionError/Code/timedOut``, and extra or late completions are only reported.
+/// - at most one outcome is delivered, and exactly one when the perform has a deadline: one
+///   that does not complete by then fails with ``ActionError/Code/timedOut``; extra or late
+///   completions are only reported. Without a deadline (the default, as in Flint), an action
+///   that drops its completion delivers nothing.
 public final class ActionSession: Sendable {
     /// The session's name, recorded in action stacks and observer events.
     public let name: String

@@ -5,7 +5,7 @@ import Dispatch
 enum CompletionTarget: Sendable {
     /// The queue the caller chose.
     case queue(DispatchQueue)
-    /// The action's executor (Flint 1.0's default).
+    /// An executor: the caller's operation queue, or the action's executor (Flint's default).
     case executor(any ActionExecutor)
     /// Whatever thread completes (used by the async API, which resumes a continuation).
     case immediate
