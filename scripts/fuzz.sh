@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 out=.build-fuzz
 mkdir -p "$out/corpus"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz -package-name actionbus \
     Sources/ActionWire/*.swift scripts/fuzz/WireFuzz.swift -o "$out/wire-fuzz" 2>&1 \
     | { grep -v "Cannot export local symbol" || true; }
 test -x "$out/wire-fuzz"

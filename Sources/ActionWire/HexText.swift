@@ -1,12 +1,12 @@
 /// Bytes as lowercase hex, two digits a byte, in one allocation.
-package enum HexText {
+public enum HexText {
     /// `bytes` as hex text.
     ///
     /// Inlinable, so that it is specialised where it is called: unspecialised, stepping through
     /// a generic collection looked up type metadata for every byte, and naming each Majordomo
     /// request by its routing id cost the coordinator a tenth of its CPU.
     @inlinable
-    package static func of<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+    public static func of<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             var index = 0
             for byte in bytes {

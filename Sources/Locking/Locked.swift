@@ -16,18 +16,18 @@ import Darwin
 ///
 /// Inlinable throughout: used from every module of the bus, it would otherwise run there
 /// unspecialised, looking up its generic metadata on each call.
-package struct Locked<Value> {
+public struct Locked<Value> {
     @usableFromInline let storage: LockedStorage<Value>
 
     /// Guards `value`.
     @inlinable
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         storage = LockedStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
     @inlinable
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try storage.withLock(body)
     }
 }

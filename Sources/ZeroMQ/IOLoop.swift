@@ -5,7 +5,7 @@ import Locking
 import Synchronization
 
 /// The owner of an ``IOLoop``'s sockets, living on the loop's thread.
-package protocol IOLoopDriver: AnyObject, SendableMetatype {
+public protocol IOLoopDriver: AnyObject, SendableMetatype {
     /// Called on the loop thread when the loop stops, before the runtime closes the sockets it
     /// polls; close any other sockets here.
     func ioLoopWillStop(_ runtime: IOLoopRuntime)
@@ -32,11 +32,11 @@ extension IOLoopDriver {
 /// loop.execute { driver, _ in driver.send(outcome) }
 /// loop.stop()
 /// ```
-package final class IOLoop<Driver: IOLoopDriver>: Sendable {
+public final class IOLoop<Driver: IOLoopDriver>: Sendable {
     @usableFromInline typealias Job = @Sendable (Driver, IOLoopRuntime) -> Void
 
     @usableFromInline
-    struct State {
+    struct State: Sendable {
         @usableFromInline var jobs: [Job] = []
         @usableFromInline var isSignaled = false
         @usableFromInline var isAccepting = true
@@ -113,7 +113,7 @@ package final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// Inlinable, as ``executeHereOrQueue(_:)`` is, so that it is specialised for the driver in
     /// the module that calls it: every outcome a worker's actions finish comes back this way.
     @inlinable @discardableResult
-    package func execute(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
+    public func execute(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         let (accepted, mustRing) = state.withLock { state -> (Bool, Bool) in
             guard state.isAccepting else { return (false, false) }
             state.jobs.append(job)
@@ -131,7 +131,7 @@ package final class IOLoop<Driver: IOLoopDriver>: Sendable {
     /// work that is already where it must run. The job then runs inside the driver's current
     /// call, so the driver must be in a state to take it there.
     @inlinable @discardableResult
-    package func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
+    public func executeHereOrQueue(_ job: @escaping @Sendable (Driver, IOLoopRuntime) -> Void) -> Bool {
         if isCurrentThread, let (driver, runtime) = running {
             // Once the loop stops accepting (it is stopping: the driver is failing what it
             // holds), new work is refused here too, not slipped in behind its back.
@@ -144,7 +144,7 @@ package final class IOLoop<Driver: IOLoopDriver>: Sendable {
 
     /// Whether the caller runs on this loop's thread.
     @inlinable
-    package var isCurrentThread: Bool {
+    public var isCurrentThread: Bool {
         loopThread.load(ordering: .acquiring) == Self.currentThread
     }
 

@@ -9,7 +9,7 @@ package struct IOLoopTimerID: Hashable, Sendable {
 ///
 /// A runtime exists only on its loop's thread and is handed to the driver and to every job;
 /// it is not `Sendable`, so sockets registered with it never leave that thread.
-package final class IOLoopRuntime {
+public final class IOLoopRuntime {
     private struct Registration {
         let socket: Socket
         let onReadable: (Socket) -> Void
