@@ -21,10 +21,11 @@ public struct ActionBusError: Error, Sendable, Hashable, CustomStringConvertible
         )
     }
 
-    /// The client gave up waiting, and no coordinator ever answered it.
+    /// The client gave up waiting, and no coordinator ever answered it: code `unreachable`, so
+    /// that a program tells it from a coordinator that answers but finished nothing in time.
     public static func unreachable(_ endpoint: String, after timeout: Duration) -> ActionBusError {
         ActionBusError(
-            code: "timedOut",
+            code: "unreachable",
             message: "no coordinator answered at \(endpoint) within \(timeout): is `actionbus coordinator` running, "
                 + "and is \(endpoint) its clients endpoint?"
         )

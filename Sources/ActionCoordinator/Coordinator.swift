@@ -62,6 +62,7 @@ public final class Coordinator: Service, Sendable {
         logger.info("coordinator listening", metadata: [
             "endpoint.clients": "\(endpoints.clients)", "endpoint.workers": "\(endpoints.workers)",
             "endpoint.outcomes": "\(endpoints.outcomes)", "security": "\(configuration.curve == nil ? "plaintext" : "CURVE")",
+            "journal": "\(configuration.dataDirectory ?? "off")",
         ])
     }
 

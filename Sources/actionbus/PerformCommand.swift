@@ -83,6 +83,8 @@ struct PerformCommand: AsyncParsableCommand {
                 progress.clear()
                 output.flush()
                 printError("error: \(error.message)")
+                // The same, as fields for programs reading `--log-format json` (hidden at the default level).
+                logger.info("request unanswered", metadata: ["error.code": "\(error.code)", "coordinator.endpoint": "\(coordinator)"])
             }
             if sent < count { sendNext() }
             if received == sent || output.isFull {

@@ -32,6 +32,8 @@ extension QueryClientOptions {
             try await body(client)
         } catch let error as ActionBusError {
             printError("error: \(error.message)")
+            // The same, as fields for programs reading `--log-format json` (hidden at the default level).
+            logger.info("query unanswered", metadata: ["error.code": "\(error.code)", "coordinator.endpoint": "\(coordinator)"])
             throw ExitCode(2)
         }
     }

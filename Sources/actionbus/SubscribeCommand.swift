@@ -54,6 +54,8 @@ struct SubscribeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         printError("subscribed to \(outcomes)")
+        // The same, as a field for programs reading `--log-format json` (hidden at the default level).
+        logger.info("subscribed", metadata: ["subscription.endpoint": "\(outcomes)"])
         let json = json, limit = limit
         let lines = StreamedLines()
         defer { lines.flush() }
@@ -73,6 +75,7 @@ struct SubscribeCommand: AsyncParsableCommand {
                     if event.coordinatorRestarted {
                         restarts += 1
                         printError("gap: the coordinator restarted; outcomes finished around the restart may be missing (uncounted)")
+                        logger.info("coordinator restarted", metadata: ["stream.coordinatorRestarts": "\(restarts)"])
                     }
                     if event.missed > 0 {
                         missed += event.missed

@@ -101,12 +101,13 @@ package final class BusFixture: @unchecked Sendable {
     /// waits until the coordinator has confirmed the subscription.
     @discardableResult
     package func startSubscriber(_ name: String, _ arguments: [String] = []) throws -> BusProcess {
-        let subscriber = try start(name, ["subscribe", "--outcomes", outcomes] + arguments + queryOptions)
-        // Log wording, on purpose: the confirmation shows only in the line `subscribe` prints
-        // for people once the coordinator confirmed (stdout carries outcomes alone, and the
-        // coordinator counts no subscriptions), so this one wait reads it.
-        _ = waitUntil { subscriber.stderr.contains("subscribed to") || !subscriber.process.isRunning }
-        try expect(subscriber.stderr.contains("subscribed to"), "\(name) did not subscribe: \(subscriber.stderr)")
+        // Its JSON log says when the coordinator confirmed the subscription (`subscription.endpoint`).
+        let subscriber = try start(
+            name, ["subscribe", "--outcomes", outcomes, "--log-format", "json", "--log-level", "info"] + arguments + queryOptions
+        )
+        let confirmed = { !subscriber.logRecords(withField: "subscription.endpoint").isEmpty }
+        _ = waitUntil { confirmed() || !subscriber.process.isRunning }
+        try expect(confirmed(), "\(name) did not subscribe: \(subscriber.stderr)")
         return subscriber
     }
 

@@ -75,11 +75,9 @@ struct StreamRestartTests {
         let second = try bus.startCoordinator(fast, name: "coordinator-2")
         try bus.awaitWorker("w1", coordinator: second)
         // The subscriber resubscribes by itself; its next outcome says the coordinator restarted.
-        // Log wording, on purpose: that notice is what this test is about, and `subscribe`
-        // gives it only as a line for people (its JSON outcome lines carry no restart flag).
         try expect(waitUntil(timeout: .seconds(20), interval: .milliseconds(200)) {
             _ = try bus.perform("Echo.say", ["--input", #"{"text":"after"}"#, "--timeout", "2"], timeout: .seconds(10))
-            return subscriber.stderr.contains("the coordinator restarted")
+            return subscriber.logRecords(withField: "stream.coordinatorRestarts").last?.integer("stream.coordinatorRestarts") == 1
         }, "no restart reported: \(subscriber.stderr)")
         // Lines reach standard output in chunks, within 20 ms of their stderr notice.
         #expect(waitUntil { subscriber.stdoutLines.contains { $0.contains(#""after""#) } })

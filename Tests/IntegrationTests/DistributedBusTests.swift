@@ -116,12 +116,14 @@ struct DistributedBusTests {
 
     @Test func performWithoutACoordinatorFailsClearlyWithinItsTimeout() throws {
         let bus = try BusFixture()
-        let perform = try bus.perform("Echo.say", ["--input", #"{"text":"hi"}"#, "--timeout", "0.5"], timeout: .seconds(20))
+        let perform = try bus.perform(
+            "Echo.say", ["--input", #"{"text":"hi"}"#, "--timeout", "0.5", "--log-format", "json", "--log-level", "info"], timeout: .seconds(20)
+        )
         #expect(perform.process.terminationStatus == 2)
         #expect(perform.stdout.isEmpty, "no outcome")
-        // Message wording, on purpose: what is tested is that the person running it is told
-        // which endpoint did not answer; only the text for people says so.
-        #expect(perform.stderr.contains("no coordinator answered at \(bus.clients)"), "\(perform.stderr)")
+        let unanswered = perform.logRecords(withField: "error.code").last
+        #expect(unanswered?.fields["error.code"] == "unreachable", "\(perform.stderr)")
+        #expect(unanswered?.fields["coordinator.endpoint"] == bus.clients, "\(perform.stderr)")
     }
 
     @Test func anIdempotencyKeyReusedForAnotherRequestIsRefusedClearly() throws {
