@@ -71,16 +71,7 @@ def anchors(path):
     if path not in anchors_of:
         found, seen = set(), {}
         text = open(path, encoding="utf-8").read()
-        fence = None
-        for line in text.split("\n"):
-            match = FENCE.match(line)
-            if fence:
-                if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                    fence = None
-                continue
-            if match:
-                fence = match.group(1)
-                continue
+        for _, line, _ in prose_lines(text):
             heading = re.match(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
             if heading:
                 base = slug(heading.group(1))

@@ -75,9 +75,9 @@ struct PayloadAccessTests {
         let bus = try BusFixture()
         let short = bus.directory.appendingPathComponent("short").path
         try "abc\n".write(toFile: short, atomically: true, encoding: .utf8)
-        for file in [short, bus.directory.appendingPathComponent("missing").path] {
+        for (index, file) in [short, bus.directory.appendingPathComponent("missing").path].enumerated() {
             let http = try freeLoopbackPort()
-            let coordinator = try bus.start("coordinator", [
+            let coordinator = try bus.start("coordinator-\(index)", [
                 "coordinator", "--no-journal", "--clients", bus.clients, "--workers", bus.workers, "--outcomes", bus.outcomes,
                 "--http", "0.0.0.0:\(http)", "--http-token-file", file,
             ])
