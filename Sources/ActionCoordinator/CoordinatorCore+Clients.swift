@@ -61,14 +61,11 @@ extension CoordinatorCore {
         counters.sessionsEnded += 1
         let closed = stacks.closeStacks(sessionName: session)
         sessionActivity[session] = nil
-        sequencer.forget(sessions: [session])
-        if let pin = sessions[session] {
+        outcomes.forget(sessions: [session])
+        if let pin = registry.sessions[session] {
             _ = outbox.send(.endSession(session), to: pin.worker)
-            let busy = lanes[.session(session)] != nil || workers[pin.worker].map { runs(session, on: $0) } ?? false
-            if !busy {
-                sessions[session] = nil
-                workers[pin.worker]?.sessions.remove(session)
-            }
+            let busy = scheduler.holds(.session(session)) || registry[pin.worker].map { registry.runs(session, on: $0) } ?? false
+            if !busy { registry.unpin(session) }
         }
         logger.debug("session ended", metadata: ["session": "\(session)", "action.stacksClosed": "\(closed.count)"])
         return closed
@@ -92,7 +89,7 @@ extension CoordinatorCore {
         featureSwitches = switches
         counters.featureSwitchChanges += 1
         outbox.journal(.featureSwitches(switches))
-        for id in workers.keys { _ = outbox.send(.switches(switches), to: id) }
+        for id in registry.workers.keys { _ = outbox.send(.switches(switches), to: id) }
         logger.notice("feature switches changed", metadata: [
             "features.off": "\(switches.filter { $0.value == .off }.keys.sorted())",
             "features.on": "\(switches.filter { $0.value == .on }.keys.sorted())",
@@ -103,18 +100,19 @@ extension CoordinatorCore {
     /// The FEATURES report: every feature the registered workers serve (its actions, how many
     /// workers serve it, its switch) and the switches of features no worker serves now.
     func featuresJSON() -> [UInt8] {
-        FleetReports.featuresJSON(workers: workers.values, switches: featureSwitches, maxMessageBytes: configuration.maxMessageBytes)
+        FleetReports.featuresJSON(workers: registry.workers.values, switches: featureSwitches, maxMessageBytes: configuration.maxMessageBytes)
     }
 
     /// Every registered worker, by name.
     package func workersReport(now: ContinuousClock.Instant) -> FleetWorkersReport {
-        FleetReports.workers(workers.values, now: now)
+        FleetReports.workers(registry.workers.values, now: now)
     }
 
     /// What waits and runs per action, and the sessions with the most waiting.
     func queuesReport() -> FleetQueuesReport {
         FleetReports.queues(
-            lanes: lanes, workers: workers, sessions: sessions, queued: queuedCount, running: unfinishedCount - queuedCount
+            lanes: scheduler.lanes, workers: registry.workers, sessions: registry.sessions, queued: scheduler.queuedCount,
+            running: unfinishedCount - scheduler.queuedCount
         )
     }
 
@@ -157,18 +155,8 @@ extension CoordinatorCore {
             // Only an owed outcome changes: found and taken out in one probe. (A recent one,
             // kept under an idempotency key, stays until it is evicted.)
             guard let owed = requests.remove(idBytes: requestID, if: { $0.isFinished }) else { return }
-            settle(owed, keep: !requestID.starts(with: ownPrefix))
+            outcomes.settle(owed, keep: !requestID.starts(with: ownPrefix))
         }
-    }
-
-    /// An owed outcome's request, just taken out of the request table, is done with: its client
-    /// has the outcome (or stopped waiting). The outcome is kept as recent when `keep`.
-    func settle(_ owed: PendingRequest, keep: Bool) {
-        guard let outcome = owed.owedOutcome else { return }
-        owedDeadlines.remove(owed)
-        owed.owedOutcome = nil
-        completed.settle(Self.owedSize(of: owed, outcome))
-        if keep { completed.record(outcome, idTag: owed.idTag, origin: owed.origin) }
     }
 
     /// Takes a PERFORM; returns whether the request is accepted (new, or a resend of one still
@@ -182,12 +170,12 @@ extension CoordinatorCore {
         // Hashed once for the tables it is looked for or kept in.
         let idTag = RequestTable.tag(of: request.requestID)
         let found = requests[request.requestID, tag: idTag]
-        if let (outcome, origin) = keptOutcome(request.requestID, idTag: idTag, found: found) {
+        if let (outcome, origin) = outcomes.kept(request.requestID, idTag: idTag, found: found) {
             if let owner = origin?.firstSender, !client.mayActOn(requestID: request.requestID, firstSentBy: owner) {
                 refuseNotOwner(request, from: client)
                 return false
             }
-            if let conflict = conflict(request, input: input, original: (outcome.action, outcome.session, origin?.inputDigest)) {
+            if let conflict = Admission.conflict(request, input: input, original: (outcome.action, outcome.session, origin?.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
                 return false
             }
@@ -200,7 +188,7 @@ extension CoordinatorCore {
                 refuseNotOwner(request, from: client)
                 return false
             }
-            if let conflict = conflict(request, input: input, original: (pending.action, pending.session, pending.inputDigest)) {
+            if let conflict = Admission.conflict(request, input: input, original: (pending.action, pending.session, pending.inputDigest)) {
                 refuseConflict(request, from: client, conflict)
                 return false
             }
@@ -216,17 +204,16 @@ extension CoordinatorCore {
             outbox.send(.outcome(.failure(for: request, code: BusErrorCode.malformedRequest, message: message)), to: client)
             return false
         }
-        guard unfinishedCount < configuration.maxQueued else {
-            refuseOverloaded(request, from: client, "the coordinator holds \(unfinishedCount) unfinished requests (limit \(configuration.maxQueued)); retry later")
+        if let refusal = admission.fullRefusal(unfinished: unfinishedCount) {
+            refuseOverloaded(request, from: client, refusal)
             return false
         }
-        let sender = sender(client)
+        let sender = admission.sender(client)
+        if let refusal = admission.shareRefusal(sender) {
+            refuseOverloaded(request, from: client, refusal)
+            return false
+        }
         let share = sender.share
-        let load = share.unfinished
-        guard load < configuration.maxQueuedPerClient else {
-            refuseOverloaded(request, from: client, "this client has \(load) unfinished requests (its share is \(configuration.maxQueuedPerClient)); retry later")
-            return false
-        }
         let timeout = timeoutNanoseconds(asked: request.timeoutMilliseconds)
         nextOrder += 1
         let pending = PendingRequest.make(
@@ -245,54 +232,13 @@ extension CoordinatorCore {
         }
         // Its lane from the request's names, which a batch's records share, rather than names
         // made again from the pending request's bytes.
-        enqueue(pending, lane: Lane(request), atHead: false)
+        scheduler.enqueue(pending, lane: Lane(request), atHead: false)
         counters.accepted += 1
         // Its bytes as it is held: one copy, where a `WireRequest` with its input copied and
         // its fields packed again on the journal's thread cost a journaling coordinator 7 %.
         outbox.journal(pending.acceptance(deadline: wallClock().addingTimeInterval(Double(timeout) / 1e9)))
         if dispatching { dispatch(now: now) }
         return true
-    }
-
-    /// The outcome kept for `requestID` and where its request came from: owed, held by `found`
-    /// (the request table's entry for the id, if any), or else recent, in the kept outcomes.
-    func keptOutcome(
-        _ requestID: String, idTag: UInt32, found: PendingRequest?
-    ) -> (outcome: WireOutcome, origin: OutcomeOrigin?)? {
-        if let found, let owed = found.owedOutcome { return (owed, found.origin) }
-        return completed.lookup(requestID, idTag: idTag)
-    }
-
-    /// The one ``RequestSender`` for `client`, made on its first request (and forgotten by the
-    /// once-a-second sweep when its connection has nothing unfinished).
-    func sender(_ client: ClientAddress) -> RequestSender {
-        if let last = lastSender, last.address == client { return last }
-        if let known = senders[client] {
-            lastSender = known
-            return known
-        }
-        let share: ClientShare
-        if let known = clientShares[RoutingKey(client.routingID)] {
-            share = known
-        } else {
-            share = ClientShare()
-            clientShares[RoutingKey(client.routingID)] = share
-        }
-        let sender = RequestSender(address: client, share: share)
-        senders[client] = sender
-        lastSender = sender
-        return sender
-    }
-
-    /// What differs between a request and the one first sent under its id, if anything: a
-    /// resend is the same request; anything else reusing the id must not get the other's outcome.
-    func conflict(
-        _ request: WireRequest, input: ArraySlice<UInt8>, original: (action: String, session: String, input: UInt64?)
-    ) -> String? {
-        if request.action != original.action { return "action \(original.action)" }
-        if request.session != original.session { return "session '\(original.session)'" }
-        if let digest = original.input, digest != InputDigest.of(input) { return "another input" }
-        return nil
     }
 
     func refuseConflict(_ request: WireRequest, from client: ClientAddress, _ difference: String) {
@@ -319,7 +265,7 @@ extension CoordinatorCore {
     func cancel(_ requestID: String, from client: ClientAddress, now: ContinuousClock.Instant) {
         let idTag = RequestTable.tag(of: requestID)
         let found = requests[requestID, tag: idTag]
-        let kept = keptOutcome(requestID, idTag: idTag, found: found)
+        let kept = outcomes.kept(requestID, idTag: idTag, found: found)
         let pending = found.flatMap { $0.isFinished ? nil : $0 }
         let owner = pending?.firstSender ?? kept?.origin?.firstSender
         if let owner, !client.mayActOn(requestID: requestID, firstSentBy: owner) {

@@ -14,7 +14,7 @@ extension CoordinatorCore {
     package func restore(_ recovery: JournalRecovery, now: ContinuousClock.Instant, wallNow: Date? = nil) {
         let wallNow = wallNow ?? wallClock()
         for outcome in recovery.finished {
-            completed.record(outcome)
+            outcomes.restore(outcome)
             recordStack(outcome, now: now)
         }
         for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
@@ -69,7 +69,7 @@ extension CoordinatorCore {
         // Recent outcomes oldest first, then the owed ones: a restart takes them back in this
         // order as recent ones, so its bounds evict recent outcomes before any that a client
         // may still be waiting for.
-        for outcome in completed.oldestFirst { record(.finished(outcome)) }
+        for outcome in outcomes.completed.oldestFirst { record(.finished(outcome)) }
         var unfinished: [PendingRequest] = []
         for pending in requests.requests {
             if let outcome = pending.owedOutcome { record(.finished(outcome)) } else { unfinished.append(pending) }

@@ -20,12 +20,13 @@ extension CoordinatorCore {
         var outcome = outcome
         if outcome.worker.isEmpty && !pending.userInitiated { outcome.userInitiated = false }
         pending.isFinished = true
-        if pending.placement == .queued { leaveQueue() }
+        if pending.placement == .queued { scheduler.leaveQueue() }
         deadlines.remove(pending)
         pending.sender?.share.unfinished -= 1
         // Read before the outcome is kept: an owed outcome takes the moved address's place.
         let client = pending.client
-        keep(outcome, of: pending)
+        // Owed, it stays in the table until its client acknowledges it.
+        if !outcomes.keep(outcome, of: pending) { requests.remove(pending) }
         counters.completed += 1
         metrics?.finished(
             outcome, actionIsServed: isServed(outcome.action), acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now
@@ -36,32 +37,6 @@ extension CoordinatorCore {
         if let client {
             outbox.send(.outcome(outcome), to: client)
         }
-    }
-
-    /// Keeps the outcome of `pending`, just finished: owed until its client has it (ACK), in the
-    /// request's own place in the table; only recent, in the kept outcomes, when the owed ones
-    /// fill the byte budget. A Majordomo request's outcome is not kept at all: MDP has no
-    /// request identity (each request gets a new id), so no one can ask for it again.
-    func keep(_ outcome: WireOutcome, of pending: PendingRequest) {
-        guard pending.sender.map({ $0.address.protocol == .actionBus }) ?? true else {
-            requests.remove(pending)
-            return
-        }
-        let size = Self.owedSize(of: pending, outcome)
-        guard completed.mayOwe(size) else {
-            requests.remove(pending)
-            completed.record(outcome, idTag: pending.idTag, origin: pending.origin)
-            return
-        }
-        pending.owedOutcome = outcome
-        completed.owe(size)
-        owedDeadlines.insert(pending, atOffset: pending.deadlineOffset.addingSaturating(owedOutcomeGraceNanoseconds))
-    }
-
-    /// What an owed outcome holds in memory, for the byte budget: the outcome and the request it
-    /// stays in (its id, names and input), which is freed only at the ACK.
-    static func owedSize(of pending: PendingRequest, _ outcome: WireOutcome) -> Int {
-        CompletedOutcomes.size(of: outcome) + pending.packedCount
     }
 
     /// An action a worker's action performed in its session (Flint's nested perform): it answers
@@ -90,7 +65,7 @@ extension CoordinatorCore {
         guard outbox.hasSubscribers else { return }
         // Numbered only while someone listens: a subscriber checks gaps from the first number it
         // gets, so numbers nobody saw need not exist.
-        let publication = sequencer.next(for: outcome)
+        let publication = outcomes.publication(for: outcome)
         outbox.publish(.event(topic: publication.topics.byAction, sequences: publication.sequences, outcome: outcome))
         outbox.publish(.event(topic: publication.topics.bySession, sequences: publication.sequences, outcome: outcome))
     }
@@ -114,7 +89,7 @@ extension CoordinatorCore {
     package func beganEvents(wanted: Bool) {
         guard wanted != beganWanted else { return }
         beganWanted = wanted
-        for id in workers.keys { _ = outbox.send(.reporting(began: wanted), to: id) }
+        for id in registry.workers.keys { _ = outbox.send(.reporting(began: wanted), to: id) }
         logger.info(wanted ? "began events wanted: workers report them" : "began events no longer wanted")
     }
 

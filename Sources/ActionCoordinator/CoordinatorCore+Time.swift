@@ -10,7 +10,7 @@ extension CoordinatorCore {
     /// Sends due heartbeats, expires silent workers and fails requests past their deadline.
     package func tick(now: ContinuousClock.Instant) {
         let expiry = configuration.heartbeatInterval * configuration.heartbeatLiveness
-        for (id, worker) in workers {
+        for (id, worker) in registry.workers {
             // A Majordomo worker sends nothing while its code runs a request (neither RFC 7 nor
             // RFC 18 heartbeats from inside the work): its silence counts once that request's
             // deadline has passed, or after `majordomoBusyTimeout`, whichever comes first.
@@ -23,7 +23,7 @@ extension CoordinatorCore {
                 ])
                 removeWorker(id, countingDelivery: true, now: now)
             } else if now - worker.lastHeartbeatSent >= configuration.heartbeatInterval {
-                workers[id]?.lastHeartbeatSent = now
+                worker.lastHeartbeatSent = now
                 if !outbox.send(.heartbeat, to: id) { markUnreachable(id) }
             }
         }
@@ -31,20 +31,16 @@ extension CoordinatorCore {
         if let last = lastSweep, now - last < .seconds(1) { return }
         lastSweep = now
         forgetIdleSessions(now: now)
-        if clientShares.values.contains(where: { $0.unfinished == 0 }) {
-            clientShares = clientShares.filter { $0.value.unfinished > 0 }
-            senders = senders.filter { $0.value.share.unfinished > 0 }
-            lastSender = nil
-        }
+        admission.forgetIdleClients()
         closeIdleStacks(now: now)
         expireOwedOutcomes(now: now)
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (and may be evicted).
     func expireOwedOutcomes(now: ContinuousClock.Instant) {
-        for owed in owedDeadlines.removeDue(now: now) where owed.owedOutcome != nil {
+        for owed in outcomes.dueOwed(now: now) {
             requests.remove(owed)
-            settle(owed, keep: true)
+            outcomes.settle(owed, keep: true)
         }
     }
 
@@ -56,15 +52,15 @@ extension CoordinatorCore {
             sessionActivity[session] = nil
             counters.idleStacksClosed += stacks.closeStacks(sessionName: session).count
         }
-        sequencer.forget(sessions: idle)
+        outcomes.forget(sessions: idle)
     }
 
     /// The coordinator's own thread was held up for `stall` (a VM pause, a huge report): its
     /// workers' silence during that time is its own, not theirs, so none is declared dead for it:
     /// each gets a full liveness period from `now` to be heard again (it may be reconnecting).
     package func excuseStall(_ stall: Duration, now: ContinuousClock.Instant) {
-        for id in Array(workers.keys) {
-            if let heard = workers[id]?.lastHeard { workers[id]?.lastHeard = max(heard + stall, now) }
+        for worker in registry.workers.values {
+            worker.lastHeard = max(worker.lastHeard + stall, now)
         }
         counters.stalls += 1
         logger.warning("coordinator stalled; worker silence during the stall is not held against them", metadata: ["stall": "\(stall)"])
@@ -74,14 +70,13 @@ extension CoordinatorCore {
     /// their ActionSessions after the same idle time), so the pin table does not grow with every
     /// session name ever seen. Swept at most once a second.
     func forgetIdleSessions(now: ContinuousClock.Instant) {
-        let idle = sessions.filter { now - $0.value.lastUsed > configuration.sessionIdleTimeout }
+        let idle = registry.sessions.filter { now - $0.value.lastUsed > configuration.sessionIdleTimeout }
         for (session, pin) in idle {
             // A session stays pinned while any of its requests waits or runs: moving it then
             // would let its next request run beside (or before) them on another worker.
-            if lanes[.session(session)] != nil { continue }
-            if let host = workers[pin.worker], runs(session, on: host) { continue }
-            sessions[session] = nil
-            workers[pin.worker]?.sessions.remove(session)
+            if scheduler.holds(.session(session)) { continue }
+            if let host = registry[pin.worker], registry.runs(session, on: host) { continue }
+            registry.unpin(session)
         }
     }
 
@@ -103,10 +98,7 @@ extension CoordinatorCore {
                 // The worker's own timeout fired long ago, so it runs nothing for this request
                 // any more: its answer was lost (a dropped connection), and so is not coming.
                 // Take the request off it, so its credit does not leak.
-                if workers[worker]?.inFlight.remove(pending) == true, workers[worker]?.isDraining == false,
-                   workers[worker]?.isUnreachable == false {
-                    freeCredits += 1
-                }
+                if let holder = registry[worker] { registry.release(pending, from: holder) }
                 expired.append(pending)
             case .running:
                 // The worker normally answers `timedOut` itself; give it the grace.
@@ -114,7 +106,7 @@ extension CoordinatorCore {
             }
         }
         guard !expired.isEmpty else { return }
-        let served = Set(workers.values.filter { !$0.isDraining && !$0.isUnreachable }.flatMap(\.actions))
+        let served = registry.servedActions
         var suggestions: [String: String?] = [:]
         for pending in expired.sorted(by: { $0.order < $1.order }) {
             finish(pending, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
@@ -144,25 +136,6 @@ extension CoordinatorCore {
 
     /// Whether a worker that takes new work (not draining, not unreachable) serves `action`.
     func isServed(_ action: String) -> Bool {
-        workersServing(action).contains { !$0.isDraining && !$0.isUnreachable }
-    }
-
-    /// The registered workers whose catalog has `action`, in `workers`' order.
-    func workersServing(_ action: String) -> [WorkerRecord] {
-        if let lastServed, lastServed.action == action { return lastServed.workers }
-        let table: [String: [WorkerRecord]]
-        if let servingWorkers {
-            table = servingWorkers
-        } else {
-            var made: [String: [WorkerRecord]] = [:]
-            for worker in workers.values {
-                for served in worker.actions { made[served, default: []].append(worker) }
-            }
-            servingWorkers = made
-            table = made
-        }
-        let serving = table[action] ?? []
-        lastServed = (action, serving)
-        return serving
+        registry.isServed(action)
     }
 }

@@ -50,14 +50,7 @@ extension CoordinatorCore {
     /// The registered worker `id`, now heard from; `returning` when it was unreachable until
     /// now (its new connection took over the routing id), and its credits are back.
     func knownWorker(_ id: WorkerID, now: ContinuousClock.Instant) -> (record: WorkerRecord, returning: Bool)? {
-        guard let worker = workers[id] else { return nil }
-        worker.lastHeard = now
-        let returning = worker.isUnreachable
-        if returning {
-            worker.isUnreachable = false
-            freeCredits += worker.freeCredits
-        }
-        return (worker, returning)
+        registry.heardFrom(id, now: now)
     }
 
     func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {
@@ -71,7 +64,7 @@ extension CoordinatorCore {
         case .heartbeat:
             break
         case .disconnect:
-            logger.info("worker left", metadata: ["worker.name": "\(workers[id]?.name ?? "?")"])
+            logger.info("worker left", metadata: ["worker.name": "\(worker.name)"])
             removeWorker(id, countingDelivery: false, now: now)
         case .catalog(let json):
             guard let catalog = try? JSONDecoder().decode(WorkerCatalog.self, from: Data(json)) else {
@@ -90,11 +83,9 @@ extension CoordinatorCore {
                 outbox.publish(.began(topic: topics.bySession, events: [event]))
             }
         case .draining:
-            guard !worker.isDraining else { break }
-            logger.info("worker draining", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
             // Its free credits leave the pool; its sessions wait for it to finish, then move.
-            freeCredits -= worker.freeCredits
-            workers[id]?.isDraining = true
+            guard registry.startDraining(worker) else { break }
+            logger.info("worker draining", metadata: ["worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)"])
         }
     }
 
@@ -128,7 +119,7 @@ extension CoordinatorCore {
         // A reply for a request no longer here (answered meanwhile) still returns the credit.
         received(.result(WireOutcome(
             requestID: requestID, action: request?.action ?? "", session: request?.session ?? "",
-            worker: workers[id]?.name ?? "", closeActionStack: false, result: result
+            worker: registry[id]?.name ?? "", closeActionStack: false, result: result
         )), from: id, now: now)
     }
 
@@ -139,18 +130,8 @@ extension CoordinatorCore {
         let record = WorkerRecord(id: id, registration: registration, now: now)
         record.expiry = expiry
         record.protocolName = protocolName
-        if let existing = workers[id] {
-            // The same worker registering again (it answered DISCONNECTs, it reconnected under
-            // its stable routing id, or its actions changed) is the same process: what it runs
-            // still comes back, so keep it.
-            freeCredits -= existing.freeCredits
-            record.inFlight = existing.inFlight
-            record.sessions = existing.sessions
-            record.isDraining = existing.isDraining
-            record.catalog = existing.catalog
-        }
-        workers[id] = record
-        freeCredits += record.freeCredits
+        // The same worker registering again is the same process: what it runs still comes back.
+        registry.register(record)
         // Every READY is answered with the terms, so a worker never runs on its own guesses of
         // the coordinator's limit and heartbeat.
         _ = outbox.send(.welcome(WorkerTerms(
@@ -175,12 +156,11 @@ extension CoordinatorCore {
             nestedPerform(outcome, now: now)
             return
         }
-        guard let sent = worker.inFlight.remove(outcome.requestID) else {
+        guard let sent = registry.release(outcome.requestID, from: worker) else {
             if !adoptRecovered(outcome, now: now, dispatching: dispatching) { counters.lateResultsDiscarded += 1 }
             return
         }
-        if !worker.isDraining { freeCredits += 1 }
-        if !outcome.session.isEmpty, let pin = sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
+        if !outcome.session.isEmpty, let pin = registry.sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
         // Unfinished, it is still in the table: a request leaves it only by finishing.
         if !sent.isFinished, sent.placement == .running(on: id) {
             finish(sent, with: outcome, now: now)
@@ -207,14 +187,10 @@ extension CoordinatorCore {
 
     /// Declares a worker gone and requeues what it held.
     func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
-        guard let worker = workers.removeValue(forKey: id) else { return }
+        guard let worker = registry.remove(id) else { return }
         // Requests still waiting to go to it are requeued below with the rest: they must not
         // leave, and since it never had them, their delivery does not count.
         let withdrawn = Set(outbox.withdrawRequests(to: id))
-        freeCredits -= worker.freeCredits
-        for session in worker.sessions where sessions[session]?.worker == id {
-            sessions[session] = nil
-        }
         var requeued: [PendingRequest] = []
         for pending in worker.inFlight.requests {
             guard !pending.isFinished, pending.placement == .running(on: id) else { continue }
@@ -244,9 +220,7 @@ extension CoordinatorCore {
     /// routing id (after a coordinator stall, say) and what it runs still comes back. Until it
     /// is heard from again it gets nothing; if it never is, it expires like any silent worker.
     func markUnreachable(_ id: WorkerID) {
-        guard let worker = workers[id], !worker.isUnreachable else { return }
-        freeCredits -= worker.freeCredits
-        workers[id]?.isUnreachable = true
+        guard let worker = registry.markUnreachable(id) else { return }
         logger.info("worker unreachable; waiting for it to reconnect or expire", metadata: [
             "worker.name": "\(worker.name)", "worker.inFlight": "\(worker.inFlight.count)",
         ])

@@ -30,7 +30,10 @@ final class WorkerRecord {
     /// What it serves, described (CATALOG); `nil` until it sends one (Majordomo workers never do).
     @exclusivity(unchecked) var catalog: WorkerCatalog?
 
-    var freeCredits: Int { isDraining || isUnreachable ? 0 : credits - inFlight.count }
+    /// It gets new requests: neither draining nor unreachable.
+    var takesWork: Bool { !isDraining && !isUnreachable }
+
+    var freeCredits: Int { takesWork ? credits - inFlight.count : 0 }
 
     init(id: WorkerID, registration: WorkerRegistration, now: ContinuousClock.Instant) {
         self.id = id
