@@ -33,7 +33,9 @@ final class WorkerRecord {
     /// It gets new requests: neither draining nor unreachable.
     var takesWork: Bool { !isDraining && !isUnreachable }
 
-    var freeCredits: Int { takesWork ? credits - inFlight.count : 0 }
+    /// Never below zero: a worker that registers again with fewer credits than it runs has
+    /// none free until enough of those finish.
+    var freeCredits: Int { takesWork ? max(0, credits - inFlight.count) : 0 }
 
     init(id: WorkerID, registration: WorkerRegistration, now: ContinuousClock.Instant) {
         self.id = id

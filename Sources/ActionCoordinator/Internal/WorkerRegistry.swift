@@ -101,25 +101,29 @@ final class WorkerRegistry {
 
     // MARK: Credits
 
-    /// `pending` is sent to `worker`: one of its credits is taken.
+    /// `pending` is sent to `worker`, which must have a free credit: one is taken.
     func take(_ pending: PendingRequest, on worker: WorkerRecord) {
+        assert(worker.freeCredits > 0, "a request goes to a worker with room")
         worker.inFlight.insert(pending)
         freeCredits -= 1
     }
 
     /// `worker` no longer holds `requestID` (it answered, or never got it): its credit comes
-    /// back to the pool if the worker takes work. Returns the request it held.
+    /// back to the pool, if the worker takes work and is not still over its credits (it
+    /// registered again with fewer). Returns the request it held.
     func release(_ requestID: String, from worker: WorkerRecord) -> PendingRequest? {
+        let before = worker.freeCredits
         guard let held = worker.inFlight.remove(requestID) else { return nil }
-        if worker.takesWork { freeCredits += 1 }
+        freeCredits += worker.freeCredits - before
         return held
     }
 
     /// ``release(_:from:)`` for the request itself, without looking its id up by name.
     @discardableResult
     func release(_ pending: PendingRequest, from worker: WorkerRecord) -> Bool {
+        let before = worker.freeCredits
         guard worker.inFlight.remove(pending) else { return false }
-        if worker.takesWork { freeCredits += 1 }
+        freeCredits += worker.freeCredits - before
         return true
     }
 
