@@ -27,6 +27,14 @@ public struct CoordinatorConfiguration: Sendable {
     /// How long a request for an action no registered worker serves waits for one to register
     /// before it fails `noWorker`. Raise it for fleets whose workers start late.
     public var noWorkerGrace: Duration = .seconds(2)
+    /// How long an action stays *known* after the last worker serving it left; `nil`: forever.
+    /// A request for a known action waits for a worker within its deadline (a worker
+    /// restarting, a fleet scaling up from zero); one for an unknown action fails `noWorker`
+    /// after ``noWorkerGrace``.
+    public var forgetActionsAfter: Duration? = .seconds(24 * 3600)
+    /// How long a request for a known action no worker serves may wait for one before it fails
+    /// `noWorker`; `nil`: until its deadline.
+    public var maxWaitForWorker: Duration?
     /// How long past a request's deadline its outcome is kept for a client that has not
     /// acknowledged it (the client stops waiting a few seconds after the deadline).
     public var owedOutcomeGrace: Duration = .seconds(30)

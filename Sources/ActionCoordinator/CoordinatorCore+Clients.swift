@@ -112,7 +112,7 @@ extension CoordinatorCore {
     func queuesReport() -> FleetQueuesReport {
         FleetReports.queues(
             lanes: scheduler.lanes, workers: registry.workers, sessions: registry.sessions, queued: scheduler.queuedCount,
-            running: unfinishedCount - scheduler.queuedCount
+            running: unfinishedCount - scheduler.queuedCount, unservedSince: knownActions.actions.compactMapValues { $0 }
         )
     }
 
@@ -223,10 +223,14 @@ extension CoordinatorCore {
         share.unfinished += 1
         if isServed(request.action) {
             deadlines.insert(pending)
+        } else if knownActions.isKnown(request.action) {
+            // The fleet serves it, but no worker does now (one restarting, a fleet scaling up
+            // from zero): it waits for one within its deadline, or the operator's cap.
+            deadlines.insert(pending, at: configuration.maxWaitForWorker.map { min(pending.deadline, now + $0) } ?? pending.deadline)
         } else {
-            // Fail fast when nobody serves it (a typo, a missing worker), after a short grace for
-            // a worker that is just starting, and after a restart for the workers to come back;
-            // a check finding it served puts it back at its deadline.
+            // Fail fast when the fleet has never served it (a typo, a missing worker), after a
+            // short grace for a worker that is just starting, and after a restart for the workers
+            // to come back; a check finding it served puts it back at its deadline.
             let check = max(now + configuration.noWorkerGrace, startedAt + configuration.noWorkerGrace + restartGrace)
             deadlines.insert(pending, at: min(pending.deadline, check))
         }

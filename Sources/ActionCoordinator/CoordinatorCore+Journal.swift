@@ -32,6 +32,7 @@ extension CoordinatorCore {
         }
         counters.recovered += recovery.unfinished.count
         featureSwitches = recovery.featureSwitches
+        knownActions.restore(recovery.knownActions, restartedAt: wallNow)
     }
 
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
@@ -66,6 +67,7 @@ extension CoordinatorCore {
         _ record: (JournalRecord) -> Void, accepted: (PendingRequest, Date) -> Void
     ) {
         if !featureSwitches.isEmpty { record(.featureSwitches(featureSwitches)) }
+        if !knownActions.actions.isEmpty { record(.knownActions(knownActions.actions)) }
         // Recent outcomes oldest first, then the owed ones: a restart takes them back in this
         // order as recent ones, so its bounds evict recent outcomes before any that a client
         // may still be waiting for.

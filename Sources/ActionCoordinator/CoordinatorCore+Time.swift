@@ -31,6 +31,7 @@ extension CoordinatorCore {
         if let last = lastSweep, now - last < .seconds(1) { return }
         lastSweep = now
         forgetIdleSessions(now: now)
+        forgetExpiredActions()
         admission.forgetIdleClients()
         closeIdleStacks(now: now)
         expireOwedOutcomes(now: now)
@@ -88,7 +89,8 @@ extension CoordinatorCore {
                 expired.append(pending)
             case .queued:
                 // The early check of a request no registered worker served when it came; one
-                // that has been delivered since was served, and waits for its deadline.
+                // that has been delivered since was served, and waits for its deadline. One for
+                // a known action came to the operator's cap (--max-wait-for-worker), unserved.
                 if pending.deliveries > 0 || isServed(pending.action) {
                     deadlines.insert(pending)
                 } else {
@@ -109,7 +111,7 @@ extension CoordinatorCore {
         let served = registry.servedActions
         var suggestions: [String: String?] = [:]
         for pending in expired.sorted(by: { $0.order < $1.order }) {
-            finish(pending, with: expiredOutcome(pending, served: served, suggestions: &suggestions), now: now)
+            finish(pending, with: expiredOutcome(pending, served: served, suggestions: &suggestions, now: now), now: now)
         }
         // A removed request may have been holding back later requests of its session.
         dispatch(now: now)
@@ -118,11 +120,16 @@ extension CoordinatorCore {
     /// `served` and `suggestions` are shared by every request expiring in one tick: a burst of
     /// requests for an unserved action computes the list and the suggestion once.
     func expiredOutcome(
-        _ pending: PendingRequest, served: Set<String>, suggestions: inout [String: String?]
+        _ pending: PendingRequest, served: Set<String>, suggestions: inout [String: String?], now: ContinuousClock.Instant
     ) -> WireOutcome {
         let action = pending.action
         guard pending.placement == .queued, !served.contains(action) else {
             return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
+        }
+        if let since = knownActions.unservedSince(action) {
+            let waited = now >= pending.deadline ? "within the request's deadline" : "within --max-wait-for-worker"
+            let message = "no worker serving \(action) came \(waited); none has served it since \(Self.timestamp(since))"
+            return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
         }
         let names = served.sorted()
         var message = "no worker serves \(action)"

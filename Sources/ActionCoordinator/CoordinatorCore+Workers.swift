@@ -131,7 +131,9 @@ extension CoordinatorCore {
         record.expiry = expiry
         record.protocolName = protocolName
         // The same worker registering again is the same process: what it runs still comes back.
-        registry.register(record)
+        let replaced = registry.register(record)
+        noteServed(record.actions)
+        if let replaced { noteUnserved(replaced.actions.subtracting(record.actions)) }
         // Every READY is answered with the terms, so a worker never runs on its own guesses of
         // the coordinator's limit and heartbeat.
         _ = outbox.send(.welcome(WorkerTerms(
@@ -191,6 +193,7 @@ extension CoordinatorCore {
         // Requests still waiting to go to it are requeued below with the rest: they must not
         // leave, and since it never had them, their delivery does not count.
         let withdrawn = Set(outbox.withdrawRequests(to: id))
+        noteUnserved(worker.actions)
         var requeued: [PendingRequest] = []
         for pending in worker.inFlight.requests {
             guard !pending.isFinished, pending.placement == .running(on: id) else { continue }

@@ -17,6 +17,7 @@ import Logging
 /// - ``WorkerRegistry``: the workers, the credit pool, the sessions' hosts, the least-loaded choice;
 /// - ``LaneScheduler``: queued requests in lanes, parked lanes, the order of dispatch;
 /// - ``OutcomeKeeper``: owed and recent outcomes, and the stream's numbering;
+/// - ``KnownActions``: the actions the fleet serves or served lately, journaled;
 /// - a ``DeadlineWheel`` of request deadlines, an `ActionStackTracker` of the sessions' stacks;
 /// - ``FleetReports``: the JSON reports for people, pure functions of the parts' state.
 ///
@@ -48,6 +49,8 @@ package final class CoordinatorCore {
     let scheduler = LaneScheduler()
     /// Kept and owed outcomes, and the stream's numbering.
     let outcomes: OutcomeKeeper
+    /// The actions the fleet serves or served lately: what a request may wait for.
+    let knownActions: KnownActions
     /// When each unfinished request is due (or, for one no worker served when it came, when to
     /// check again).
     @exclusivity(unchecked) var deadlines: DeadlineWheel
@@ -93,6 +96,7 @@ package final class CoordinatorCore {
         self.defaultTimeoutNanoseconds = configuration.defaultTimeout.wholeNanoseconds
         self.maxTimeoutNanoseconds = configuration.maxTimeout.wholeNanoseconds
         self.deadlines = DeadlineWheel(origin: now)
+        self.knownActions = KnownActions(forgetAfter: configuration.forgetActionsAfter)
         self.admission = Admission(maxQueued: configuration.maxQueued, maxQueuedPerClient: configuration.maxQueuedPerClient)
         self.outcomes = OutcomeKeeper(
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes,
@@ -131,6 +135,10 @@ package final class CoordinatorCore {
         snapshot.clients = admission.activeClients
         snapshot.openStacks = stacks.openStackCount
         snapshot.trackedSessions = sessionActivity.count
+        snapshot.knownActions = knownActions.actions.count
+        let unserved = knownActions.actions.values.compactMap { $0 }
+        snapshot.actionsWithoutWorker = unserved.count
+        snapshot.longestWithoutWorkerSeconds = unserved.min().map { max(0, Int(wallClock().timeIntervalSince($0))) } ?? 0
         return snapshot
     }
 

@@ -69,6 +69,14 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var featureSwitchChanges = 0
     /// Began events published (requests that started running, while someone subscribes to them).
     public var beganEvents = 0
+    /// Actions forgotten because no worker served them for `forgetActionsAfter`.
+    public var actionsForgotten = 0
+    /// Actions known now: served by a registered worker, or lately (their requests wait).
+    public var knownActions = 0
+    /// Known actions no registered worker serves now: their requests wait for one.
+    public var actionsWithoutWorker = 0
+    /// How long the known action unserved longest has had no worker, in seconds (0: none).
+    public var longestWithoutWorkerSeconds = 0
 
     /// All zero.
     public init() {}

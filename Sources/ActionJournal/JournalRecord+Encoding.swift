@@ -4,10 +4,12 @@ import Foundation
 /// The journal's byte layout.
 ///
 /// A record is `length (u32) · crc32 of body (u32) · body`, big-endian. The body is a kind byte
-/// (`A` accepted, `F` finished, `D` a worker died holding it, `S` the feature switches), a frame
-/// count (u16) and that many `length (u32) · bytes` frames: the request's or outcome's wire
-/// fields, and for `A` a last frame with the deadline in milliseconds since 1970 (u64); for `D`
-/// the request id; for `S` a feature name and a state byte per switch, as SWITCHES carries them.
+/// (`A` accepted, `F` finished, `D` a worker died holding it, `S` the feature switches, `K` the
+/// known actions), a frame count (u16) and that many `length (u32) · bytes` frames: the
+/// request's or outcome's wire fields, and for `A` a last frame with the deadline in
+/// milliseconds since 1970 (u64); for `D` the request id; for `S` a feature name and a state
+/// byte per switch, as SWITCHES carries them; for `K` an action name and since when it is
+/// unserved (milliseconds since 1970, u64; 0 while served) per action.
 extension JournalRecord {
     /// The largest record body the reader believes (a request or outcome is at most the
     /// coordinator's message limit); a larger length means a damaged file.
@@ -34,6 +36,12 @@ extension JournalRecord {
                 writer.append(requestID)
             case .featureSwitches(let switches):
                 FeatureSwitch.encode(switches, into: &writer)
+            case .knownActions(let actions):
+                for (action, unservedSince) in actions.sorted(by: { $0.key < $1.key }) {
+                    writer.append(action)
+                    let milliseconds = unservedSince.map { Self.milliseconds($0) } ?? 0
+                    withUnsafeBytes(of: milliseconds.bigEndian) { writer.append($0) }
+                }
             }
         }
     }
@@ -60,9 +68,18 @@ extension JournalRecord {
 
     /// An `A` record's last frame: the deadline in milliseconds since 1970 (u64).
     private static func appendDeadline(_ deadline: Date, to writer: inout JournalFrameWriter) {
-        // Clamped in Double first: a deadline centuries away must not trap the conversion.
-        let milliseconds = UInt64(min(max(0, (deadline.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
-        withUnsafeBytes(of: milliseconds.bigEndian) { writer.append($0) }
+        withUnsafeBytes(of: milliseconds(deadline).bigEndian) { writer.append($0) }
+    }
+
+    /// `date` in milliseconds since 1970, rounded up, at least 1.
+    private static func milliseconds(_ date: Date) -> UInt64 {
+        // Clamped in Double first: a date centuries away must not trap the conversion.
+        UInt64(min(max(1, (date.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
+    }
+
+    private static func date(milliseconds frame: [UInt8]) -> Date {
+        let milliseconds = UInt64(UInt32(bigEndian: frame, at: 0)) << 32 | UInt64(UInt32(bigEndian: frame, at: 4))
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     private var kind: UInt8 {
@@ -71,6 +88,7 @@ extension JournalRecord {
         case .finished: UInt8(ascii: "F")
         case .workerDied: UInt8(ascii: "D")
         case .featureSwitches: UInt8(ascii: "S")
+        case .knownActions: UInt8(ascii: "K")
         }
     }
 
@@ -144,6 +162,17 @@ extension JournalRecord {
             guard let message = try? WorkerInstruction.decode(WireFrameList([WireHeader.bytes(.switches)] + frames.frames), limits: limits),
                   case .switches(let switches) = message else { return nil }
             return .featureSwitches(switches)
+        case UInt8(ascii: "K"):
+            guard frames.count.isMultiple(of: 2) else { return nil }
+            var actions: [String: Date?] = [:]
+            for index in stride(from: 0, to: frames.count, by: 2) {
+                let since = frames.frames[index + 1]
+                guard since.count == 8, let action = try? WireName.validate(frames.frames[index], field: "action", limits: limits) else {
+                    return nil
+                }
+                actions[action] = since.allSatisfy { $0 == 0 } ? .some(nil) : date(milliseconds: since)
+            }
+            return .knownActions(actions)
         default:
             return nil
         }

@@ -17,6 +17,10 @@ package enum JournalRecord: Sendable, Hashable {
     /// The fleet-wide feature switches after an operator changed them: the whole set (the last
     /// such record is the one that holds).
     case featureSwitches([String: FeatureSwitch])
+    /// The actions the fleet serves or served, after the set changed: the whole set (the last
+    /// such record is the one that holds), each with since when no worker serves it (`nil`:
+    /// a worker served it when this was written).
+    case knownActions([String: Date?])
 
     /// The accepted request and its deadline, of either form of an acceptance; `nil` for any
     /// other record (or a packed one whose bytes do not decode, which the coordinator never makes).
@@ -24,7 +28,7 @@ package enum JournalRecord: Sendable, Hashable {
         switch self {
         case .accepted(let request, let deadline): (request, deadline)
         case .acceptedPacked(let packed, let deadline): packed.request.map { ($0, deadline) }
-        case .finished, .workerDied, .featureSwitches: nil
+        case .finished, .workerDied, .featureSwitches, .knownActions: nil
         }
     }
 }

@@ -9,6 +9,9 @@ package struct JournalRecovery: Sendable {
     package var finished: [WireOutcome] = []
     /// The fleet-wide feature switches last journaled (none: no switch was ever set).
     package var featureSwitches: [String: FeatureSwitch] = [:]
+    /// The known actions last journaled, each with since when it is unserved (`nil`: it was
+    /// served when journaled).
+    package var knownActions: [String: Date?] = [:]
     /// Records read.
     package var records = 0
     /// Whole records whose fields do not decode (names the wire rules reject, written by a

@@ -229,6 +229,8 @@ package final class RequestJournal {
                     if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
                 case .featureSwitches(let switches):
                     recovery.featureSwitches = switches
+                case .knownActions(let actions):
+                    recovery.knownActions = actions
                 }
                 offset = next
             }

@@ -10,6 +10,7 @@ public enum CoordinatorOperations {
     /// The coordinator's counters that are gauges (a value now), not counts.
     static let gauges: Set<String> = [
         "workers", "sessions", "queued", "running", "outcomesOwed", "outcomesKept", "clients", "openStacks", "trackedSessions",
+        "knownActions", "actionsWithoutWorker", "longestWithoutWorkerSeconds",
     ]
 
     /// The routes that carry outcomes' payloads.
@@ -93,15 +94,21 @@ public enum CoordinatorOperations {
         }
         metrics.gauges("actionbus_worker_in_flight", label: "worker", inFlight)
         metrics.gauges("actionbus_worker_credits", label: "worker", credits)
-        // Actions no worker serves are named by clients: they count as `other`.
-        var queued: [String: Int] = [:], running: [String: Int] = [:]
+        // Actions the fleet never served are named by clients: they count as `other`.
+        var queued: [String: Int] = [:], running: [String: Int] = [:], withoutWorker: [String: Int] = [:]
+        let now = Date()
         for action in await coordinator.queues().actions {
-            let name = action.workers > 0 ? action.action : "other"
+            let name = action.workers > 0 || action.noWorkerSince != nil ? action.action : "other"
             queued[name, default: 0] += action.queued
             running[name, default: 0] += action.running
+            if let since = action.noWorkerSince.flatMap({ try? Date($0, strategy: .iso8601) }) {
+                withoutWorker[name] = max(0, Int(now.timeIntervalSince(since)))
+            }
         }
         metrics.gauges("actionbus_action_queued", label: "action", queued)
         metrics.gauges("actionbus_action_running", label: "action", running)
+        // A known action with no worker: its requests wait; alert on how long.
+        metrics.gauges("actionbus_action_without_worker_seconds", label: "action", withoutWorker)
     }
 
     static func json(_ value: some Encodable) -> [UInt8] {

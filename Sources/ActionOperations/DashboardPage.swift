@@ -95,8 +95,9 @@ enum DashboardPage {
           cell(x.unreachable ? "unreachable" : x.draining ? "draining" : "ready", x.unreachable ? "bad" : x.draining ? "muted" : "ok"),
           cell(x.actions.length + " actions")])));
         const q = await json("/api/queues");
-        table("queues", ["action", "queued", "running", "workers"], q.actions.filter((a) => a.queued || a.running || a.workers).map((a) => row([
-          cell(a.action), cell(a.queued), cell(a.running), cell(a.workers, a.workers ? "" : "bad")])));
+        table("queues", ["action", "queued", "running", "workers"], q.actions.filter((a) => a.queued || a.running || a.workers || a.noWorkerSince).map((a) => row([
+          cell(a.action), cell(a.queued), cell(a.running),
+          cell(a.workers || (a.noWorkerSince ? "none since " + a.noWorkerSince : 0), a.workers ? "" : "bad")])));
         table("sessions", ["session", "queued", "worker"], q.sessions.map((x) => row([cell(x.session), cell(x.queued), cell(x.worker || "-")])));
         const st = await json("/api/stacks");
         const list = (stacks) => { const ul = document.createElement("ul"); ul.className = "stacks";

@@ -69,13 +69,18 @@ public struct FleetQueuesReport: Codable, Sendable, Equatable {
         public var running: Int
         /// Registered workers serving it.
         public var workers: Int
+        /// For an action the fleet served and no registered worker serves now, since when (ISO
+        /// 8601): its requests wait for a worker. `nil` while a worker serves it, and for an
+        /// action the fleet never served (its requests fail `noWorker`).
+        public var noWorkerSince: String?
 
         /// Creates an entry.
-        public init(action: String, queued: Int, running: Int, workers: Int) {
+        public init(action: String, queued: Int, running: Int, workers: Int, noWorkerSince: String? = nil) {
             self.action = action
             self.queued = queued
             self.running = running
             self.workers = workers
+            self.noWorkerSince = noWorkerSince
         }
     }
 

@@ -58,6 +58,10 @@ struct CoordinatorTuning: ParsableArguments {
     var maxTimeout: Double = 3600
     @Option(help: "Seconds a request for an action no registered worker serves waits for one before it fails 'noWorker' (raise it when workers start late).")
     var noWorkerGrace: Double = 2
+    @Option(help: "How long an action stays known after the last worker serving it left (500ms, 30s, 15m, 24h, 7d or never). Requests for a known action wait for a worker; those for an unknown one fail 'noWorker' after --no-worker-grace.")
+    var forgetActionsAfter = DurationArgument(.seconds(24 * 3600))
+    @Option(help: "How long a request for a known action no worker serves may wait for one before it fails 'noWorker' (default: its deadline).")
+    var maxWaitForWorker: DurationArgument?
     @Option(help: "Heartbeat interval in milliseconds.")
     var heartbeatMs = 1000
     @Option(help: "Deliveries to dying workers before a request fails 'poisoned'.")
@@ -87,6 +91,8 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.maxQueuedPerClient = maxQueuedPerClient
         configuration.maxTimeout = .milliseconds(Int64(maxTimeout * 1000))
         configuration.noWorkerGrace = .milliseconds(Int64(noWorkerGrace * 1000))
+        configuration.forgetActionsAfter = forgetActionsAfter.duration
+        configuration.maxWaitForWorker = maxWaitForWorker?.duration
         configuration.heartbeatInterval = .milliseconds(heartbeatMs)
         configuration.maxDeliveries = maxDeliveries
         configuration.maxMessageBytes = maxMessageBytes
@@ -98,6 +104,9 @@ struct CoordinatorTuning: ParsableArguments {
     }
 
     func validate() throws {
+        if let maxWaitForWorker, maxWaitForWorker.duration == nil {
+            throw ValidationError("--max-wait-for-worker takes a duration (30s, 5m); leave it out to wait until each request's deadline")
+        }
         guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
               maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0, majordomoBusySeconds > 0,
               acceptanceDelayMs >= 0 else {

@@ -24,7 +24,9 @@ struct QueuesCommand: AsyncParsableCommand {
     static func table(_ report: FleetQueuesReport) -> String {
         var rows = [["ACTION", "QUEUED", "RUNNING", "WORKERS"]]
         for action in report.actions {
-            rows.append([action.action, String(action.queued), String(action.running), String(action.workers)])
+            // A known action with no worker: its requests wait for one, since then.
+            let workers = action.noWorkerSince.map { "0 (none since \($0))" } ?? String(action.workers)
+            rows.append([action.action, String(action.queued), String(action.running), workers])
         }
         rows.append(["(all)", String(report.queued), String(report.running), ""])
         var text = TableText.render(rows)

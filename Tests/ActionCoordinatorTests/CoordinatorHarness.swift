@@ -1,6 +1,7 @@
 import ActionCoordinator
 import ActionJournal
 import ActionWire
+import Foundation
 import Logging
 import Testing
 
@@ -72,13 +73,17 @@ final class CoordinatorHarness {
     let client = ClientAddress(routingID: [0xC1])
     private var requestNumber = 0
 
+    /// The time of day the core reads: the real one unless a test sets it.
+    let wallClock = WallClock()
+
     init(configure: (inout CoordinatorConfiguration) -> Void = { _ in }) {
         var configuration = CoordinatorConfiguration()
         configure(&configuration)
         self.configuration = configuration
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .critical
-        core = CoordinatorCore(configuration: configuration, outbox: outbox, logger: logger)
+        let wallClock = wallClock
+        core = CoordinatorCore(configuration: configuration, outbox: outbox, logger: logger, wallClock: { wallClock.now })
     }
 
     func at(_ offset: Duration) -> ContinuousClock.Instant { t0 + offset }
@@ -227,4 +232,10 @@ extension WireOutcome {
         if case .failure(_, let message) = result { return message }
         return nil
     }
+}
+
+/// A time of day a test can set (it reads the real one until then).
+final class WallClock {
+    var fixed: Date?
+    var now: Date { fixed ?? Date() }
 }

@@ -56,8 +56,9 @@ struct CoordinatorJournalTests {
         #expect(deadline.timeIntervalSince(before) >= 4.9 && deadline.timeIntervalSince(before) <= 5.5)
 
         h.ready(w1)
+        #expect(h.outbox.journaled.count == 2, "the acceptance, then the actions the new worker made known")
         h.complete(request, on: w1)
-        #expect(h.outbox.journaled.count == 2)
+        #expect(h.outbox.journaled.count == 3)
         #expect(h.outbox.journaled.last == .finished(try #require(h.outcome("r"))))
     }
 
@@ -146,7 +147,12 @@ struct CoordinatorJournalTests {
         h.perform("third", timeoutMilliseconds: 10_000)
         h.complete(first, on: w1)
         let wallNow = Date()
-        let snapshot = h.core.journalSnapshot(now: h.at(.seconds(4)), wallNow: wallNow)
+        var snapshot = h.core.journalSnapshot(now: h.at(.seconds(4)), wallNow: wallNow)
+        guard case .knownActions(let known) = snapshot.removeFirst() else {
+            Issue.record("the snapshot does not start with the known actions: \(snapshot)")
+            return
+        }
+        #expect(Set(known.keys) == Set(CoordinatorHarness.exampleActions))
         #expect(snapshot.count == 3)
         guard case .finished(let outcome) = snapshot[0] else {
             Issue.record("the snapshot does not start with the outcome: \(snapshot)")

@@ -78,6 +78,20 @@ struct RequestJournalTests {
         #expect(recovery.unfinished.map(\.request.requestID) == ["a"])
     }
 
+    @Test func theLastKnownActionsHoldWithSinceWhenEachIsUnserved() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let served: Date? = nil
+        let left = Date(timeIntervalSince1970: 1_900_000_000.5)
+        try withJournal { journal in
+            journal.append(.knownActions(["Echo.say": served]))
+            journal.append(.knownActions(["Echo.say": left, "Math.fibonacci": served]))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.knownActions == ["Echo.say": left, "Math.fibonacci": served])
+        #expect(recovery.records == 2 && recovery.skippedRecords == 0)
+    }
+
     @Test func theRecordLayoutOnDiskIsStable() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try withJournal { journal in

@@ -92,7 +92,7 @@ enum FleetReports {
     /// and running requests once.
     static func queues(
         lanes: [Lane: LaneQueue], workers: [WorkerID: WorkerRecord], sessions: [String: SessionPin], queued queuedCount: Int,
-        running runningCount: Int
+        running runningCount: Int, unservedSince: [String: Date] = [:]
     ) -> FleetQueuesReport {
         var queued: [String: Int] = [:], running: [String: Int] = [:], serving: [String: Int] = [:]
         var sessionDepths: [(session: String, depth: Int)] = []
@@ -111,11 +111,16 @@ enum FleetReports {
             for action in worker.actions { serving[action, default: 0] += 1 }
             for pending in worker.inFlight.requests where !pending.isFinished { running[pending.action, default: 0] += 1 }
         }
-        let names = Set(queued.keys).union(running.keys).union(serving.keys).sorted()
+        let names = Set(queued.keys).union(running.keys).union(serving.keys).union(unservedSince.keys).sorted()
         sessionDepths.sort { ($0.depth, $1.session) > ($1.depth, $0.session) }
         let listed = sessionDepths.prefix(FleetQueuesReport.maxSessions)
         return FleetQueuesReport(
-            actions: names.map { FleetQueuesReport.ActionQueue(action: $0, queued: queued[$0] ?? 0, running: running[$0] ?? 0, workers: serving[$0] ?? 0) },
+            actions: names.map { name in
+                FleetQueuesReport.ActionQueue(
+                    action: name, queued: queued[name] ?? 0, running: running[name] ?? 0, workers: serving[name] ?? 0,
+                    noWorkerSince: unservedSince[name].map(CoordinatorCore.timestamp)
+                )
+            },
             sessions: listed.map { entry in
                 FleetQueuesReport.SessionQueue(
                     session: entry.session, queued: entry.depth,

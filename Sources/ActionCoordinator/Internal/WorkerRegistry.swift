@@ -44,9 +44,12 @@ final class WorkerRegistry {
 
     /// Registers `record`. The same worker registering again (it answered DISCONNECTs, it
     /// reconnected under its stable routing id, or its actions changed) is the same process:
-    /// what it runs, the sessions it hosts, its draining and its catalog carry over.
-    func register(_ record: WorkerRecord) {
-        if let existing = workers[record.id] {
+    /// what it runs, the sessions it hosts, its draining and its catalog carry over. Returns
+    /// the record it replaces, if any.
+    @discardableResult
+    func register(_ record: WorkerRecord) -> WorkerRecord? {
+        let existing = workers[record.id]
+        if let existing {
             freeCredits -= existing.freeCredits
             record.inFlight = existing.inFlight
             record.sessions = existing.sessions
@@ -55,6 +58,7 @@ final class WorkerRegistry {
         }
         workers[record.id] = record
         freeCredits += record.freeCredits
+        return existing
     }
 
     /// Takes worker `id` out, with its credits and the sessions it hosted; returns it, for its

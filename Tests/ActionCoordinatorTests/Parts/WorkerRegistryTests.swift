@@ -80,7 +80,7 @@ struct WorkerRegistryTests {
         let registry = WorkerRegistry()
         let busy = F.worker("busy", credits: 4), idle = F.worker("idle", credits: 1), roomy = F.worker("roomy", credits: 3)
         let other = F.worker("other", credits: 9, actions: ["Other.do"])
-        [busy, idle, roomy, other].forEach(registry.register)
+        for worker in [busy, idle, roomy, other] { registry.register(worker) }
         registry.take(F.request("x"), on: busy)
         #expect(registry.leastLoadedWorker(for: "Echo.say", excluding: nil) === roomy)
         let held = F.request("held")
