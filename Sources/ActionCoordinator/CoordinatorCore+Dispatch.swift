@@ -19,12 +19,21 @@ extension CoordinatorCore {
         scheduler.unparkLanes { host in registry[host].map { $0.freeCredits > 0 } ?? true }
         guard registry.freeCredits > 0 else { return }
         let nowOffset = ClockOffset.of(now)
-        scheduler.dispatch(nowOffset: nowOffset) {
-            registry.freeCredits > 0
-        } choose: { pending in
-            chooseWorker(for: pending, now: now)
-        } send: { pending, worker in
-            send(pending, to: worker, now: now, nowOffset: nowOffset)
+        scheduler.dispatch(nowOffset: nowOffset, to: DispatchRound(core: self, now: now, nowOffset: nowOffset))
+    }
+
+    /// One dispatch's view of the core: its credit, its choice of worker and its send, at one instant.
+    struct DispatchRound: LaneDispatchTarget {
+        unowned(unsafe) let core: CoordinatorCore
+        let now: ContinuousClock.Instant
+        let nowOffset: Int64
+
+        var hasCredit: Bool { core.registry.freeCredits > 0 }
+
+        func choose(for pending: PendingRequest) -> DispatchChoice { core.chooseWorker(for: pending, now: now) }
+
+        func send(_ pending: PendingRequest, to worker: WorkerRecord) {
+            core.send(pending, to: worker, now: now, nowOffset: nowOffset)
         }
     }
 

@@ -8,27 +8,44 @@ import Testing
 struct LaneSchedulerTests {
     typealias F = PartsFixtures
 
+    /// A target that sends to one worker, up to `credits` requests, as `decide` says.
+    final class OneWorker: LaneDispatchTarget {
+        let worker: WorkerRecord
+        var credits: Int
+        let decide: (PendingRequest) -> DispatchChoice
+        var sent: [String] = []
+
+        init(_ worker: WorkerRecord, credits: Int, decide: @escaping (PendingRequest) -> DispatchChoice) {
+            self.worker = worker
+            self.credits = credits
+            self.decide = decide
+        }
+
+        var hasCredit: Bool { credits > 0 }
+
+        func choose(for pending: PendingRequest) -> DispatchChoice {
+            // As the core's choice: no worker while no credit is left.
+            guard credits > 0 else { return .waitForAny }
+            if case .waitForAny = decide(pending) { return .worker(worker) }
+            return decide(pending)
+        }
+
+        func send(_ pending: PendingRequest, to worker: WorkerRecord) {
+            pending.placement = .running(on: worker.id)
+            sent.append(pending.requestID)
+            credits -= 1
+        }
+    }
+
     /// Runs one dispatch in which every request may go to `worker`, up to `credits` of them;
     /// returns the ids sent, in order.
     func dispatch(
         _ scheduler: LaneScheduler, credits: Int, to worker: WorkerRecord,
-        choose: (PendingRequest) -> DispatchChoice = { _ in .waitForAny }, nowOffset: Int64 = ClockOffset.of(F.origin)
+        choose: @escaping (PendingRequest) -> DispatchChoice = { _ in .waitForAny }, nowOffset: Int64 = ClockOffset.of(F.origin)
     ) -> [String] {
-        var left = credits
-        var sent: [String] = []
-        scheduler.dispatch(nowOffset: nowOffset) {
-            left > 0
-        } choose: { pending in
-            // As the core's choice: no worker while no credit is left.
-            guard left > 0 else { return .waitForAny }
-            if case .waitForAny = choose(pending) { return .worker(worker) }
-            return choose(pending)
-        } send: { pending, _ in
-            pending.placement = .running(on: worker.id)
-            sent.append(pending.requestID)
-            left -= 1
-        }
-        return sent
+        let target = OneWorker(worker, credits: credits, decide: choose)
+        scheduler.dispatch(nowOffset: nowOffset, to: target)
+        return target.sent
     }
 
     func enqueue(_ scheduler: LaneScheduler, _ requests: [PendingRequest]) {
