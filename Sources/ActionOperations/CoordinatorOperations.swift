@@ -10,6 +10,7 @@ public enum CoordinatorOperations {
     /// The coordinator's counters that are gauges (a value now), not counts.
     static let gauges: Set<String> = [
         "workers", "sessions", "queued", "running", "outcomesOwed", "outcomesKept", "clients", "openStacks", "trackedSessions",
+        "storageFull", "diskFreeBytes",
     ]
 
     /// The routes that carry outcomes' payloads.
