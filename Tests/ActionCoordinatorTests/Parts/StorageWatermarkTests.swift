@@ -50,12 +50,23 @@ struct StorageWatermarkTests {
         #expect(statistics.storageFullRefusals == 1 && statistics.storageFull == 1 && statistics.diskFreeBytes == 999)
         #expect(statistics.accepted == 1)
 
+        // A Majordomo request is a new request each time: refused the same way.
+        let majordomo = ClientAddress(routingID: [0xD1], protocol: .majordomo(.rfc18, service: "Echo.say"))
+        h.perform("mdp", from: majordomo)
+        let last = h.outbox.replies.last
+        guard case .outcome(let refusal)? = last?.reply else {
+            Issue.record("no outcome for the Majordomo request: \(String(describing: last))")
+            return
+        }
+        #expect(refusal.failureCode == BusErrorCode.storageFull && last?.client == majordomo)
+        #expect(h.core.statistics.storageFullRefusals == 2)
+
         #expect(h.core.measuredFreeDisk(1_100) == nil, "short of the resume level")
         #expect(h.core.measuredFreeDisk(1_125) == .freed)
         h.perform("after")
         #expect(h.acceptedIDs.last == "after")
         statistics = h.core.statistics
-        #expect(statistics.storageFull == 0 && statistics.storageFullRefusals == 1 && statistics.accepted == 2)
+        #expect(statistics.storageFull == 0 && statistics.storageFullRefusals == 2 && statistics.accepted == 2)
     }
 
     static func message(of outcome: WireOutcome) -> String {
