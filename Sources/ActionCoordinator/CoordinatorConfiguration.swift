@@ -67,6 +67,17 @@ public struct CoordinatorConfiguration: Sendable {
     public var dataDirectory: String?
     /// The journal size, in bytes, past which it is rewritten with only what is live.
     public var journalCompactionBytes = 64 << 20
+    /// The free space, in bytes, the journal's file system must keep (a disk watermark): below
+    /// it new requests are refused `storageFull` while everything accepted still runs and has
+    /// its outcome journaled, and the journal is compacted early; they are accepted again once
+    /// free space is back above it by an eighth. `0` turns the watermark off. Unused without a
+    /// journal.
+    ///
+    /// The default, 128 MiB, is twice the default compaction threshold: the headroom must hold
+    /// the outcomes of what was accepted and a compaction's new file, written beside the old
+    /// one before it replaces it. (RabbitMQ's disk alarm defaults to 50 MB, for a broker that
+    /// pages messages out rather than rewriting a log.) Raise it with `journalCompactionBytes`.
+    public var minFreeDiskBytes = 128 << 20
     /// Messages queued per subscriber before the stream drops for it.
     public var outcomeHighWaterMark: Int32 = 10_000
     /// Messages queued per client or worker connection.

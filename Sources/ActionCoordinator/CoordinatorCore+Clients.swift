@@ -204,6 +204,10 @@ extension CoordinatorCore {
             outbox.send(.outcome(.failure(for: request, code: BusErrorCode.malformedRequest, message: message)), to: client)
             return false
         }
+        if refusesForStorage {
+            refuseStorageFull(request, from: client)
+            return false
+        }
         if let refusal = admission.fullRefusal(unfinished: unfinishedCount) {
             refuseOverloaded(request, from: client, refusal)
             return false

@@ -24,8 +24,8 @@ import Logging
 /// What joins the parts is here, one file per concern: `+Clients` (admission, resends, cancels,
 /// acknowledgements, queries), `+Workers` (registration, results, adoption after a restart,
 /// departures), `+Dispatch` (the choice of worker, sending), `+Outcomes` (finishing,
-/// publishing, stacks), `+Time` (heartbeats, expiries, deadlines, sweeps) and `+Journal`
-/// (restore and snapshot).
+/// publishing, stacks), `+Time` (heartbeats, expiries, deadlines, sweeps), `+Journal`
+/// (restore and snapshot) and `+Storage` (the disk watermark).
 package final class CoordinatorCore {
     let configuration: CoordinatorConfiguration
     /// Not counted: the outbox owns the core (the driver) or outlives it (a test's harness).
@@ -78,6 +78,8 @@ package final class CoordinatorCore {
     @exclusivity(unchecked) var counters = CoordinatorStatistics()
     /// Per-outcome metrics, when the configuration asks for them.
     let metrics: CoordinatorMetrics?
+    /// The disk watermark: the journal's free space, and whether new requests are refused for it.
+    @exclusivity(unchecked) var storage: StorageWatermark
 
     /// Creates a core that answers through `outbox`, which must outlive it (the core does not
     /// keep it alive: the coordinator's driver is the outbox of the core it owns).
@@ -103,6 +105,7 @@ package final class CoordinatorCore {
             owedOutcomeGrace: configuration.owedOutcomeGrace, origin: now
         )
         self.metrics = configuration.recordsMetrics ? CoordinatorMetrics() : nil
+        self.storage = StorageWatermark(minimumBytes: configuration.minFreeDiskBytes)
     }
 
     /// A fresh instance id: 16 hex digits of a random UUID.
@@ -139,6 +142,8 @@ package final class CoordinatorCore {
         let unserved = knownActions.actions.values.compactMap { $0 }
         snapshot.actionsWithoutWorker = unserved.count
         snapshot.longestWithoutWorkerSeconds = unserved.min().map { max(0, Int(wallClock().timeIntervalSince($0))) } ?? 0
+        snapshot.storageFull = storage.isFull ? 1 : 0
+        snapshot.diskFreeBytes = storage.freeBytes ?? 0
         return snapshot
     }
 

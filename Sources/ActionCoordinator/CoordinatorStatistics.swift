@@ -8,6 +8,9 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var duplicates = 0
     /// Requests refused because the queue was full.
     public var overloaded = 0
+    /// Requests refused `storageFull` because the journal's file system was below its free-space
+    /// minimum (`minFreeDiskBytes`).
+    public var storageFullRefusals = 0
     /// Requests refused because their id was first used for another action, session or input.
     public var idempotencyConflicts = 0
     /// Resends and cancels refused because the request belongs to another client.
@@ -57,6 +60,11 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var clients = 0
     /// Open action stacks now.
     public var openStacks = 0
+    /// 1 while new requests are refused for want of disk space (the journal's file system is
+    /// below `minFreeDiskBytes`), 0 otherwise.
+    public var storageFull = 0
+    /// The free bytes of the journal's file system at the last measurement (0 without a journal).
+    public var diskFreeBytes = 0
     /// Sessions whose stacks and stream counters are kept now (bounded by `stackIdleTimeout`).
     public var trackedSessions = 0
     /// Stacks closed because their session was idle for `stackIdleTimeout`.

@@ -37,10 +37,14 @@ package final class RequestJournal {
     private var descriptor: Int32
     private var lockDescriptor: Int32
     private var buffer: [UInt8] = []
+    /// The file was created on a full file system without its header: the buffer starts with
+    /// it, for the first commit (or compaction) to write.
+    private var headerDeferred = false
     /// Set by the first failed commit; every later commit throws it.
     private var failure: JournalError?
 
-    /// Opens (or creates) the journal in `directory`, reading everything it holds.
+    /// Opens (or creates) the journal in `directory`, reading everything it holds. A new
+    /// journal on a full file system still opens: its header waits for the first commit.
     ///
     /// - Parameter compactionBytes: the size past which ``needsCompaction`` turns true.
     /// - Throws: ``JournalError`` when the directory cannot be created or locked (another
@@ -58,12 +62,22 @@ package final class RequestJournal {
         do throws(JournalError) {
             let (recovery, validBytes) = try Self.read(path)
             if validBytes == 0 {
-                try Self.writeFile(path, bytes: Self.header)
+                do throws(JournalError) {
+                    try Self.writeFile(path, bytes: Self.header)
+                } catch where error.isOutOfSpace {
+                    // A full disk: start anyway (the owner refuses new work until space
+                    // returns), with an empty file whose header the first commit writes. An
+                    // empty or cut-short file reads as a new journal, and nothing is
+                    // acknowledged before a commit returns.
+                    try Self.writeFile(path, bytes: [])
+                    headerDeferred = true
+                }
             } else if recovery.discardedBytes > 0, truncate(path, off_t(validBytes)) != 0 {
                 throw JournalError.system("cannot cut the torn end off", path: path, errno: errno)
             }
             self.recovery = recovery
-            fileBytes = max(validBytes, Self.header.count)
+            fileBytes = headerDeferred ? 0 : max(validBytes, Self.header.count)
+            if headerDeferred { buffer = Self.header }
             descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
             guard descriptor >= 0 else { throw JournalError.system("cannot open", path: path, errno: errno) }
             nextCompaction = max(self.compactionBytes, 2 * fileBytes)
@@ -114,6 +128,7 @@ package final class RequestJournal {
         }
         fileBytes += buffer.count
         buffer.removeAll(keepingCapacity: buffer.count <= 1 << 20)
+        headerDeferred = false
         commits += 1
     }
 
@@ -132,7 +147,10 @@ package final class RequestJournal {
 
     /// Rewrites the journal as `snapshot`'s records, as ``compact(_:)-([JournalRecord])`` does.
     package func compact(_ snapshot: JournalSnapshot) throws(JournalError) {
-        try commit()
+        // A header waiting alone is no record: the snapshot brings its own, and a commit of it
+        // on a disk still full would fail the journal for good.
+        let headerAlone = headerDeferred && buffer.count == Self.header.count
+        if !headerAlone { try commit() }
         let bytes = snapshot.bytes
         let temporary = path + ".compacting"
         let reopened: Int32
@@ -155,6 +173,8 @@ package final class RequestJournal {
         closeDescriptor(descriptor)
         descriptor = reopened
         fileBytes = bytes.count
+        if headerAlone { buffer.removeAll() }
+        headerDeferred = false
         nextCompaction = max(compactionBytes, 2 * fileBytes)
     }
 

@@ -24,6 +24,9 @@ package enum BusErrorCode {
     package static let cancelled = "cancelled"
     /// The coordinator's queue is full.
     package static let overloaded = "overloaded"
+    /// The coordinator's journal is on a file system with less free space than its minimum
+    /// (`--min-free-disk`): new requests are refused until space returns; accepted ones still run.
+    package static let storageFull = "storageFull"
     /// No worker serving the action appeared before the deadline.
     package static let noWorker = "noWorker"
     /// Every worker that took the request died with it, `maxDeliveries` times.

@@ -29,8 +29,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.workersEndpoint = workers
         configuration.outcomesEndpoint = outcomes
         configuration.curve = try curve.keys()
-        configuration.dataDirectory = journal.directory
-        configuration.journalCompactionBytes = journal.journalCompactBytes
+        journal.apply(to: &configuration)
         if configuration.curve == nil {
             logger.notice("CURVE is off: the three sockets are plaintext and accept anyone who can reach them")
         }

@@ -44,8 +44,7 @@ struct DevCommand: AsyncParsableCommand {
         configuration.clientsEndpoint = clients
         configuration.workersEndpoint = workersEndpoint
         configuration.outcomesEndpoint = outcomes
-        configuration.dataDirectory = journal.directory
-        configuration.journalCompactionBytes = journal.journalCompactBytes
+        journal.apply(to: &configuration)
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the bus stops")
         }

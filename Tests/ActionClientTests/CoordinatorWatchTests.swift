@@ -92,6 +92,26 @@ struct CoordinatorWatchTests {
         #expect(resumes)
     }
 
+    @Test func aCoordinatorThatFellSilentSaysHowLongAgoItWasLastHeard() {
+        var watch = makeWaitingWatch()
+        _ = watch.sweep(atEach: [at(2999)])
+        #expect(watch.silence(at: at(2999)) == nil, "not silent before heartbeat × liveness")
+        _ = watch.sweep(atEach: [at(3000)])
+        #expect(watch.silence(at: at(4500)) == .milliseconds(4500))
+        _ = watch.heard(at: at(4600))
+        #expect(watch.silence(at: at(4700)) == nil, "answering again")
+    }
+
+    @Test func aCallLeftByACoordinatorThatStoppedAnsweringFailsUnreachableSayingSo() {
+        let accepted = ActionBusError.stoppedAnswering("r1", accepted: true, lastHeard: .milliseconds(4250), after: .seconds(5))
+        #expect(accepted.code == "unreachable")
+        #expect(accepted.message.contains("accepted the request, then stopped answering (last heard 4.2 s ago)"), "\(accepted.message)")
+        #expect(!accepted.message.contains("no worker finished"))
+        let unconfirmed = ActionBusError.stoppedAnswering("r1", accepted: false, lastHeard: .seconds(12), after: .seconds(5))
+        #expect(unconfirmed.code == "unreachable")
+        #expect(unconfirmed.message.contains("stopped answering (last heard 12.0 s ago) before it confirmed"), "\(unconfirmed.message)")
+    }
+
     // MARK: Evidence of loss
 
     @Test func aNewInstanceMeansARestartAndEverythingUnansweredGoesAgain() {

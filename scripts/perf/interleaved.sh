@@ -8,6 +8,9 @@
 #
 #   scripts/perf/interleaved.sh BASELINE [CANDIDATE] [ROUNDS]
 #
+# ACTIONBUS_PERF_JOURNAL=1 runs each coordinator with a journal (a fresh directory per bus)
+# instead of --no-journal, to compare journaled throughput.
+#
 # BASELINE and CANDIDATE are actionbus binaries (CANDIDATE defaults to this tree's release
 # build, made first); ROUNDS defaults to 3. To get a baseline of an earlier commit:
 #   git worktree add /tmp/base <commit> && (cd /tmp/base && swift build -c release --product actionbus)

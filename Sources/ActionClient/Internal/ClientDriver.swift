@@ -197,9 +197,7 @@ final class ClientDriver: IOLoopDriver {
             switch timer.kind {
             case .deadline:
                 settle(call.request.requestID)
-                call.deliver(.failure(watch.instance == nil
-                    ? .unreachable(configuration.coordinatorEndpoint, after: call.timeout)
-                    : .timedOut(call.request.requestID, after: call.timeout)))
+                call.deliver(.failure(deadlineError(call, now: now)))
             case .lastChance:
                 lastChance(call, now: now)
                 timers.insert(ClientTimer(at: call.deadline, call: call, kind: .deadline))
@@ -207,6 +205,17 @@ final class ClientDriver: IOLoopDriver {
         }
         flushAcknowledgements()
         fillWindow(now: now)
+    }
+
+    /// Why `call` ends with no outcome at its deadline: no coordinator ever answered; the
+    /// coordinator stopped answering (it may have exited) after it took the call; or it answers,
+    /// but nothing finished the call in time.
+    private func deadlineError(_ call: PendingCall, now: ContinuousClock.Instant) -> ActionBusError {
+        if watch.instance == nil { return .unreachable(configuration.coordinatorEndpoint, after: call.timeout) }
+        if let silence = watch.silence(at: now) {
+            return .stoppedAnswering(call.request.requestID, accepted: call.isAccepted, lastHeard: silence, after: call.timeout)
+        }
+        return .timedOut(call.request.requestID, after: call.timeout)
     }
 
     /// Timers of answered calls stay in their lanes until their time; when they outnumber the
@@ -309,8 +318,10 @@ final class ClientDriver: IOLoopDriver {
                 continue
             }
             switch reply {
-            case .accepted:
-                break  // Recorded (on disk, with a journal); the outcome follows.
+            case .accepted(let requestIDs):
+                // Recorded (on disk, with a journal); the outcome follows. Kept only to say so
+                // should the coordinator stop answering before it comes.
+                for requestID in requestIDs { pending[requestID]?.isAccepted = true }
             case .outcome(let outcome):
                 received(outcome)
             case .outcomeBatch(let outcomes):

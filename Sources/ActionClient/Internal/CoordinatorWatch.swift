@@ -125,6 +125,14 @@ package struct CoordinatorWatch {
         return action
     }
 
+    /// How long the coordinator has said nothing, while it counts as silent (it has not
+    /// answered for heartbeat × liveness while the client waited); `nil` while it answers. A
+    /// call that times out then was not left unfinished by a slow worker but by a coordinator
+    /// that stopped answering.
+    package func silence(at now: ContinuousClock.Instant) -> Duration? {
+        holdsNewRequests ? now - lastHeard : nil
+    }
+
     // MARK: A call's last chance
 
     /// When a call whose caller waits until `deadline` is asked about once more: past the

@@ -13,6 +13,8 @@ final class PendingCall {
     var order: UInt64 = 0
     /// Sent and not yet answered: it counts against the client's window.
     var isOutstanding = false
+    /// The coordinator said ACCEPTED for it: recorded (on disk, with a journal).
+    var isAccepted = false
     /// Whether the last-chance resend went out (see `ClientDriver.lastChance`).
     var polled = false
     /// Answered, failed or timed out: out of the pending table, its timers and queue entry void.

@@ -41,13 +41,23 @@ final class CommitGate {
         // Its recovery is read on the loop, before the writer's thread ever touches it.
         journalWriter = journalFile.map {
             // Weak: the writer's thread may end a commit after the loop has gone.
-            JournalWriter(journal: $0, recordsMetrics: configuration.recordsMetrics) { [weak loop] in
+            JournalWriter(
+                journal: $0, recordsMetrics: configuration.recordsMetrics,
+                diskMeasuringStep: Self.diskMeasuringStep(minFreeDiskBytes: configuration.minFreeDiskBytes)
+            ) { [weak loop] in
                 loop?.execute { driver, _ in driver.releaseCommitted() }
             }
         }
     }
 
     var isJournaling: Bool { journalWriter != nil }
+
+    /// How far the journal grows between measurements of its disk's free space: an eighth of
+    /// the watermark's margin (at least 64 KiB), so at most that much of it goes between a
+    /// fast writer's checks; `nil` when the watermark is off.
+    static func diskMeasuringStep(minFreeDiskBytes: Int) -> Int? {
+        minFreeDiskBytes > 0 ? max(64 << 10, minFreeDiskBytes / 8) : nil
+    }
 
     /// Gives the core what the journal holds, before anything is read from the sockets.
     func restore(into core: CoordinatorCore) {
@@ -154,7 +164,11 @@ final class CommitGate {
             case .failure(let error):
                 logger.error("journal compaction failed; appending to the old file, next attempt once it has grown by the threshold again", metadata: ["journal.error": "\(error)"])
             }
-            loop.execute { driver, _ in driver.commitGate.compactionEnded() }
+            loop.execute { driver, _ in
+                driver.commitGate.compactionEnded()
+                // A compaction frees space: the watermark may let requests in again at once.
+                driver.measureDisk(now: .now)
+            }
         }
     }
 

@@ -22,6 +22,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// up to 1 024 each, and a burst of them must not keep the timers and the other sockets
     /// waiting (on a starved core, 256 full messages took seconds).
     private static let recordsPerRead = 8_192
+    /// How often the tick measures the journal's free space (the journal's thread also does,
+    /// each time the journal has grown by ``CommitGate/diskMeasuringStep(minFreeDiskBytes:)``).
+    private static let diskMeasuringInterval: Duration = .seconds(1)
 
     private let sockets: CoordinatorSockets
     var endpoints: CoordinatorEndpoints { sockets.endpoints }
@@ -42,6 +45,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     @exclusivity(unchecked) private var workerRoutingIDs = RoutingIDCache()
     /// The CURVE key of the client message being handled (`nil` without CURVE).
     @exclusivity(unchecked) private var curveKey: String?
+    @exclusivity(unchecked) private var lastDiskMeasurement = ContinuousClock.now
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
@@ -74,6 +78,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         outcomeStream.core = core
         // Nothing is read from the sockets before the core holds what the journal does.
         commitGate.restore(into: core)
+        // A coordinator started on a full disk refuses new requests from its first message.
+        measureDisk(now: .now)
         runtime.register(sockets.clients) { [unowned self] _ in
             readClients()
             flush()
@@ -95,6 +101,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             if late > configuration.heartbeatInterval { core.excuseStall(late, now: now) }
             lastTick = now
             core.tick(now: now)
+            if now - lastDiskMeasurement >= Self.diskMeasuringInterval { measureDisk(now: now) }
             clientReplies.sendDueAcceptances(now: now)
             flush()
         }
@@ -134,9 +141,25 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 return
             }
             release(batch.output)
+            if let freeBytes = batch.freeDiskBytes { diskMeasured(freeBytes) }
             if batch.needsCompaction { commitGate.compact(core) }
         }
         clientReplies.drainBacklogs()
+    }
+
+    /// Measures the free space of the journal's file system for the disk watermark (one
+    /// `statvfs`): on the tick, after a compaction, and at the start.
+    func measureDisk(now: ContinuousClock.Instant) {
+        lastDiskMeasurement = now
+        guard commitGate.isJournaling, configuration.minFreeDiskBytes > 0, let directory = configuration.dataDirectory,
+              let freeBytes = FileSystemSpace.availableBytes(at: directory) else { return }
+        diskMeasured(freeBytes)
+    }
+
+    /// Hands a measurement to the core; a disk that just filled has its journal compacted at
+    /// once, which frees what finished requests took.
+    private func diskMeasured(_ freeBytes: Int) {
+        if core.measuredFreeDisk(freeBytes) == .filled { commitGate.compact(core) }
     }
 
     private func release(_ output: HeldOutput) {

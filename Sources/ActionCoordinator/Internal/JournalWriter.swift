@@ -22,6 +22,9 @@ final class JournalWriter: @unchecked Sendable {
         let output: HeldOutput
         let failure: JournalError?
         let needsCompaction: Bool
+        /// The free bytes of the journal's file system, measured after this commit when the
+        /// journal had grown by the measuring step since the last measurement.
+        let freeDiskBytes: Int?
     }
 
     /// What the loop handed over, in order, for the journal's thread to take.
@@ -47,10 +50,17 @@ final class JournalWriter: @unchecked Sendable {
     private let finished = Locked<[Finished]>([])
     /// Batches handed over and not yet taken back (loop thread only).
     private(set) var inFlight = 0
+    /// How many bytes the journal may grow between two measurements of its file system's free
+    /// space (`nil`: never measured here): a fast writer cannot run through the disk
+    /// watermark's margin between the loop's timed measurements.
+    private let diskMeasuringStep: Int?
+    /// The journal's size at the last measurement (journal's thread only).
+    private var bytesAtDiskMeasurement = 0
 
-    init(journal: RequestJournal, recordsMetrics: Bool = false, wake: @escaping @Sendable () -> Void) {
+    init(journal: RequestJournal, recordsMetrics: Bool = false, diskMeasuringStep: Int? = nil, wake: @escaping @Sendable () -> Void) {
         self.journal = journal
         self.recordsMetrics = recordsMetrics
+        self.diskMeasuringStep = diskMeasuringStep
         self.wake = wake
     }
 
@@ -148,10 +158,25 @@ final class JournalWriter: @unchecked Sendable {
         }
         // Asked once, after the group's commit: the loop starts one compaction for it.
         let needsCompaction = failure == nil && journal.needsCompaction
+        let freeDiskBytes = failure == nil ? measureDiskIfGrown() : nil
         let batches = group.indices.map { index in
-            Finished(output: group[index], failure: failure, needsCompaction: needsCompaction && index == group.count - 1)
+            let last = index == group.count - 1
+            return Finished(
+                output: group[index], failure: failure, needsCompaction: needsCompaction && last, freeDiskBytes: last ? freeDiskBytes : nil
+            )
         }
         finished.withLock { $0.append(contentsOf: batches) }
         wake()
+    }
+
+    /// The file system's free bytes, when the journal has grown by the measuring step since the
+    /// last measurement (or shrunk: a compaction freed space); one `statvfs` per step, none per
+    /// commit.
+    private func measureDiskIfGrown() -> Int? {
+        guard let step = diskMeasuringStep else { return nil }
+        let bytes = journal.fileBytes
+        guard bytes - bytesAtDiskMeasurement >= step || bytes < bytesAtDiskMeasurement else { return nil }
+        bytesAtDiskMeasurement = bytes
+        return FileSystemSpace.availableBytes(at: journal.directory)
     }
 }

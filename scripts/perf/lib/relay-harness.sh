@@ -45,14 +45,16 @@ start_relay() {
     wait_port "$relay_front"
 }
 
-# The bus on free ports, journal off: a coordinator and two workers of `$bin`. Sets bus_clients,
+# The bus on free ports, journal off (ACTIONBUS_PERF_JOURNAL=1: on, a fresh one in the work
+# directory for each bus): a coordinator and two workers of `$bin`. Sets bus_clients,
 # coordinator, bw1, bw2, and bus_input (the request compare.sh measures).
 start_bus() {
-    local workers outcomes
+    local workers outcomes journal=(--no-journal)
     bus_clients=$(free_port); workers=$(free_port); outcomes=$(free_port)
+    if [[ ${ACTIONBUS_PERF_JOURNAL:-} == 1 ]]; then journal=(--data-dir "$(mktemp -d -p "$work")"); fi
     example_features
     "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$workers" \
-        --outcomes "tcp://127.0.0.1:$outcomes" --no-journal --log-level warning & coordinator=$!; pids+=("$coordinator")
+        --outcomes "tcp://127.0.0.1:$outcomes" "${journal[@]}" --log-level warning & coordinator=$!; pids+=("$coordinator")
     wait_port "$bus_clients"
     "$bin" worker "${examples[@]}" --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w1 --log-level warning & bw1=$!; pids+=("$bw1")
     "$bin" worker "${examples[@]}" --coordinator "tcp://127.0.0.1:$workers" --credits 256 --name w2 --log-level warning & bw2=$!; pids+=("$bw2")
