@@ -195,8 +195,7 @@ extension LeaderCampaign {
         lastSeenRevision = revision
         awaitingFreshView = false
         let view: LeaderView = leader.map { .held($0) } ?? .vacant
-        if case let .leader(epoch) = phase {
-            if let leader, leader.epoch == epoch, leader.leaseID == lease?.id { return }
+        if case let .leader(epoch) = phase, leader?.epoch != epoch || leader?.leaseID != lease?.id {
             loseLease(reason: .deposed(view), at: now, into: &actions)
         }
         if view != leaderView {
