@@ -1,10 +1,8 @@
 import Foundation
 import Locking
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// A small client for etcd's v3 API through its JSON gateway (`POST /v3/...`), over URLSession.
+/// A small client for etcd's v3 API through its JSON gateway (`POST /v3/...`), over plain HTTP/1.1
+/// (``PlainHTTP``: why not URLSession is said there).
 ///
 /// It holds several endpoints (members of one etcd cluster): a request goes to the one that
 /// answered last, and when that one refuses the connection, does not answer within
@@ -19,7 +17,6 @@ package struct EtcdClient: Sendable {
     package let endpoints: [URL]
     /// How long one attempt at one endpoint may take.
     package let requestTimeout: Duration
-    private let session: URLSession
     /// The index of the endpoint that answered last, where the next request starts.
     private let preferredEndpoint = Locked(0)
 
@@ -27,11 +24,6 @@ package struct EtcdClient: Sendable {
         precondition(!endpoints.isEmpty, "an etcd client needs at least one endpoint")
         self.endpoints = endpoints
         self.requestTimeout = requestTimeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = requestTimeout.seconds
-        configuration.timeoutIntervalForResource = requestTimeout.seconds
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
     }
 
     /// Posts `body` as JSON to `path` (such as `v3/kv/range`) and decodes the answer.
@@ -63,19 +55,12 @@ package struct EtcdClient: Sendable {
                 break
             }
             let index = (first + offset) % endpoints.count
-            var request = URLRequest(url: endpoints[index].appendingPathComponent(path))
-            request.httpMethod = "POST"
-            request.httpBody = payload
-            request.timeoutInterval = requestTimeout.seconds
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             let data: Data
             let status: Int
             do {
-                let (body, response) = try await session.data(for: request)
-                data = body
-                status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                (status, data) = try await PlainHTTP.post(endpoints[index].appendingPathComponent(path), body: payload, timeout: requestTimeout)
             } catch {
-                lastError = "\(endpoints[index].absoluteString): \(error.localizedDescription)"
+                lastError = "\(endpoints[index].absoluteString): \(error)"
                 continue
             }
             let text = String(decoding: data.prefix(512), as: UTF8.self)
@@ -113,12 +98,5 @@ package struct EtcdClient: Sendable {
         case let .prefix(prefix):
             (Data(prefix.utf8), rangeEnd(ofPrefix: Data(prefix.utf8)))
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation's time intervals take it.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
