@@ -96,6 +96,11 @@ package final class LeaderElector: Sendable {
         campaign.withLock { $0.phase }
     }
 
+    /// The lease it holds now.
+    package var leaseID: Int64? {
+        campaign.withLock { $0.leaseID }
+    }
+
     /// The journal made progress: a leader may renew its lease.
     package func reportJournalProgress() {
         handle(.journalProgress)

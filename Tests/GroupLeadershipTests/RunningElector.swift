@@ -29,6 +29,17 @@ final class RunningElector: Sendable {
         }
     }
 
+    /// The leader it last saw in etcd.
+    var seenLeader: LeaderRecord? {
+        for entry in changes.reversed() {
+            if case let .leaderSeen(view) = entry.change {
+                if case let .held(record) = view { return record }
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// When it first stopped leading after `instant`, and why.
     func stoppedLeading(after instant: ContinuousClock.Instant) -> (at: ContinuousClock.Instant, reason: LeaderCampaign.FenceReason)? {
         for entry in changes where entry.at >= instant {
