@@ -10,6 +10,8 @@ export ACTIONBUS_PYTHON="$PWD/.venv-test/bin/python"
 export ACTIONBUS_REQUIRE_PYTHON=1
 # So must the dashboard test in a real browser.
 export ACTIONBUS_REQUIRE_BROWSER=1
+# And the group leadership tests against a real etcd.
+export ACTIONBUS_REQUIRE_ETCD=1
 
 echo "== portability (no Linux-only call outside an os(Linux) branch)"
 scripts/check-portability.sh

@@ -28,6 +28,17 @@ extension EtcdTests {
             }
         }
 
+        /// "a" leading (since `first`), then "b" started and following it.
+        func startLeaderAndFollower(on etcd: EtcdServer) async throws -> (a: RunningElector, first: (at: ContinuousClock.Instant, epoch: Int64), b: RunningElector) {
+            let a = start("a", on: etcd)
+            try expect(await waitOneLeaderAtMost([a]) { a.elector.servingEpoch() != nil }, "a did not lead")
+            let first = try #require(a.lastLeading)
+            let b = start("b", on: etcd)
+            let leader = LeaderRecord(member: "a", leaseID: a.elector.leaseID ?? 0, epoch: first.epoch)
+            try expect(await waitOneLeaderAtMost([a, b]) { b.seenLeader == leader }, "b did not see a lead")
+            return (a, first, b)
+        }
+
         /// The leader key as etcd holds it.
         func leaderKey(_ etcd: EtcdServer) async throws -> EtcdKeyValue? {
             try await EtcdClient(endpoints: [etcd.endpoint]).range(.key(Self.leaderKey)).first
@@ -59,11 +70,7 @@ extension EtcdTests {
 
         @Test func whenTheLeadersLeaseIsRevokedTheOtherLeadsAtAHigherEpoch() async throws {
             let etcd = try await EtcdTests.startEtcd()
-            let a = start("a", on: etcd)
-            #expect(await waitOneLeaderAtMost([a]) { a.elector.servingEpoch() != nil })
-            let first = try #require(a.lastLeading)
-            let b = start("b", on: etcd)
-            #expect(await waitOneLeaderAtMost([a, b]) { b.seenLeader?.member == "a" })
+            let (a, first, b) = try await startLeaderAndFollower(on: etcd)
 
             let lease = try #require(try await leaderKey(etcd)?.lease)
             let revokedAt = ContinuousClock.now
@@ -78,11 +85,7 @@ extension EtcdTests {
 
         @Test func aLeaderWhoseJournalStallsStopsBeforeItsLeaseExpiresAndTheOtherTakesOver() async throws {
             let etcd = try await EtcdTests.startEtcd()
-            let a = start("a", on: etcd)
-            #expect(await waitOneLeaderAtMost([a]) { a.elector.servingEpoch() != nil })
-            let first = try #require(a.lastLeading)
-            let b = start("b", on: etcd)
-            #expect(await waitOneLeaderAtMost([a, b]) { b.seenLeader == LeaderRecord(member: "a", leaseID: a.elector.leaseID ?? 0, epoch: first.epoch) })
+            let (a, first, b) = try await startLeaderAndFollower(on: etcd)
 
             let stalledAt = ContinuousClock.now
             a.elector.reportJournalStalled()
