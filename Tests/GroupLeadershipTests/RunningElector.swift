@@ -20,6 +20,12 @@ final class RunningElector: Sendable {
         }
     }
 
+    /// A test that ends early (a failed `#require`) leaves no elector running on.
+    deinit {
+        task.cancel()
+        reader.cancel()
+    }
+
     var changes: [(at: ContinuousClock.Instant, change: LeaderElector.Change)] { recorded.withLock { $0 } }
 
     /// When it last started leading, and at which epoch.
