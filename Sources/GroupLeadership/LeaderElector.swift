@@ -11,10 +11,10 @@ import Logging
 /// revision, which only grows across leaders.
 ///
 /// The leader key is polled (a range read every `pollInterval`) rather than watched: etcd's
-/// streaming watch over the JSON gateway is one long HTTP response of JSON objects, which
-/// FoundationNetworking's URLSession on Linux hands over only as a whole unless driven through a
-/// delegate; a poll also survives an etcd restart or a change of endpoint with no stream to set
-/// up again, and 250 ms adds little to a failover bounded by a 3 s lease.
+/// watch over the JSON gateway is one long streaming answer, which needs a connection read as
+/// it arrives and set up again after every etcd restart or change of endpoint (``PlainHTTP``
+/// reads whole answers within a deadline; URLSession on Linux has no streaming `bytes(for:)`);
+/// a poll needs none of that, and 250 ms adds little to a failover bounded by a 3 s lease.
 ///
 /// Serving is gated by time, not by messages: ``servingEpoch()`` answers from the lease's fence
 /// deadline at the moment it is asked, so a host that checks it before each reply never replies
