@@ -53,6 +53,12 @@ let package = Package(
             name: "ActionTransport",
             dependencies: ["ActionWire", "ZeroMQ"]
         ),
+        // Who leads a coordinator group: an etcd v3 client (its JSON gateway) and the leader
+        // election on top of it, the campaign itself a socket-free state machine.
+        .target(
+            name: "GroupLeadership",
+            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "ActionCoordinator",
             dependencies: [
@@ -143,6 +149,10 @@ let package = Package(
         ),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ActionBusTestSupport", "ExampleFeatures"]),
         .testTarget(name: "ActionOperationsTests", dependencies: ["ActionOperations"]),
+        .testTarget(
+            name: "GroupLeadershipTests",
+            dependencies: ["GroupLeadership", "ActionBusTestSupport", "Locking", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

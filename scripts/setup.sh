@@ -2,7 +2,7 @@
 # Installs what ActionBus needs on a Debian machine with Swift: libzmq (and pkg-config to find it).
 # With --test it also makes .venv-test, a Python venv with majortomo (the Majordomo interop tests),
 # kubernetes-validate (scripts/check-deploy.sh) and websocket-client (the dashboard test), and
-# installs systemd-analyze and chromium.
+# installs systemd-analyze, chromium and etcd.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,8 @@ if [ "${1:-}" = "--test" ]; then
     command -v chromium >/dev/null 2>&1 || apt_install chromium
     # The several-hosts test makes network namespaces with iproute2.
     command -v ip >/dev/null 2>&1 || apt_install iproute2
+    # The coordinator group's leadership tests start a real etcd (Debian's, 3.4).
+    command -v etcd >/dev/null 2>&1 || apt_install etcd-server etcd-client
     if ! .venv-test/bin/python -c 'import majortomo, six, kubernetes_validate, websocket' >/dev/null 2>&1; then
         command -v python3 >/dev/null 2>&1 || apt_install python3
         [ -x .venv-test/bin/python ] || python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }

@@ -12,6 +12,8 @@ export ACTIONBUS_REQUIRE_PYTHON=1
 export ACTIONBUS_REQUIRE_BROWSER=1
 # And the disk watermark's tests on a small tmpfs (CI runs as root, which may mount one).
 export ACTIONBUS_REQUIRE_TMPFS=1
+# And the group leadership tests against a real etcd.
+export ACTIONBUS_REQUIRE_ETCD=1
 
 echo "== portability (no Linux-only call outside an os(Linux) branch)"
 scripts/check-portability.sh
