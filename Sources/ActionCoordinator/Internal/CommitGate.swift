@@ -112,6 +112,7 @@ final class CommitGate {
 
     /// Closes the journal of a coordinator that failed to start.
     func closeUnstarted() {
+        replication?.close()
         journalFile?.close()
     }
 
