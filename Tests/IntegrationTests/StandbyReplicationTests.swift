@@ -106,4 +106,29 @@ struct StandbyReplicationTests {
         try expect(waitUntil { Self.journal(copy) != nil && Self.journal(copy) == Self.journal(bus.dataDirectory) },
                    "the copy differs from the leader's journal")
     }
+
+    /// `--standby-optional`: availability chosen. A standby that is gone leaves the in-sync set
+    /// and the leader goes on accepting and answering; restarted, it catches up and rejoins.
+    @Test func withStandbyOptionalALostStandbyLeavesTheInSyncSetAndNothingStops() throws {
+        let bus = try BusFixture()
+        let fast = ["--heartbeat-ms", "200"]
+        let (leader, standby, endpoint, copy) = try Self.startLeaderAndStandby(bus, ["--standby-timeout", "500ms", "--standby-optional"])
+        try bus.startWorker("w1", coordinator: leader, fast)
+        standby.signal(SIGKILL)
+        try expect(standby.waitForExit(timeout: .seconds(10)) != nil, "the standby did not die")
+        let alone = try bus.perform("Echo.say", ["--input", #"{"text":"alone"}"#, "--count", "200", "--concurrency", "50", "--json"])
+        #expect(alone.process.terminationStatus == 0, "\(alone.stderr)")
+        #expect(try OutcomeLine.parse(alone.stdoutLines).filter { $0.outcome == "success" }.count == 200)
+        let dropped = try bus.statistics()
+        #expect(dropped["standbysInSync"] == 0 && dropped["unavailableRefusals"] == 0, "\(dropped)")
+        let left = leader.logRecords(withField: "replication.reason").filter { $0.fields["replication.reason"] == "timeout" }
+        #expect(left.first?.level == "error", "leaving the in-sync set is logged as an error")
+
+        let restarted = try Self.startStandby(bus, "standby-2", endpoint: endpoint, directory: copy)
+        try expect(Self.inSync(bus, 1), "the restarted standby never came in sync: \(restarted.stderr.suffix(2000))")
+        let after = try bus.perform("Echo.say", ["--input", #"{"text":"after"}"#, "--count", "50", "--json"])
+        #expect(after.process.terminationStatus == 0, "\(after.stderr)")
+        try expect(waitUntil { Self.journal(copy) != nil && Self.journal(copy) == Self.journal(bus.dataDirectory) },
+                   "the copy differs from the leader's journal")
+    }
 }

@@ -76,8 +76,10 @@ final class CommitGate {
     /// Has the journal's thread send the whole journal to standbys that need it (started,
     /// restarted, or behind). Called by the tick: commits under way do it themselves.
     func serveCatchUps() {
-        guard let replication, replication.needsCatchUp else { return }
-        journalWriter?.serveCatchUps()
+        // With commits under way the one at the journal does it (and a thread blocked waiting
+        // for a standby must not gather a block per tick).
+        guard let replication, let journalWriter, journalWriter.inFlight == 0, replication.needsCatchUp else { return }
+        journalWriter.serveCatchUps()
     }
 
     /// How far the journal grows between measurements of its disk's free space: an eighth of

@@ -105,6 +105,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             if let replication = commitGate.replication {
                 core.standbyAcknowledged(after: replication.lastAcknowledgementLag)
                 commitGate.serveCatchUps()
+                replication.probeStandbysOutOfSync()
             }
             clientReplies.sendDueAcceptances(now: now)
             flush()

@@ -96,36 +96,33 @@ final class StandbyReplication: @unchecked Sendable {
     /// Sends one group commit's bytes to every standby that holds the journal (one that waits
     /// for a whole journal gets it instead) and returns the commit's sequence.
     func replicate(_ bytes: [UInt8]) -> UInt64 {
-        let sequence = condition.withLock {
-            sentSequence += 1
-            return sentSequence
-        }
-        send(ReplicationMessage(.append, epoch: epoch, stream: stream, sequence: sequence), payload: bytes)
-        return sequence
+        send(.append, payload: bytes)
     }
 
     /// Sends a compaction's new file: the standbys replace theirs with it, in order with the
     /// appends around it.
     func replicateCompaction(_ bytes: [UInt8]) {
-        let sequence = condition.withLock {
-            sentSequence += 1
-            return sentSequence
-        }
-        send(ReplicationMessage(.snapshot, epoch: epoch, stream: stream, sequence: sequence), payload: bytes)
+        send(.snapshot, payload: bytes)
     }
 
-    private func send(_ message: ReplicationMessage, payload: [UInt8]) {
+    /// Numbers the message and queues it for the links under one lock, so that every message
+    /// (probes too) reaches the links in sequence order.
+    @discardableResult
+    private func send(_ kind: ReplicationMessage.Kind, payload: [UInt8]) -> UInt64 {
         let now = ContinuousClock.now
-        let targets = condition.withLock {
-            members.indices.filter { index in
+        return condition.withLock {
+            sentSequence += 1
+            let targets = members.indices.filter { index in
                 guard members[index].snapshotSequence != nil else { return false }
                 if members[index].owingSince == nil { members[index].owingSince = now }
                 return true
             }
+            if !targets.isEmpty {
+                let header = ReplicationMessage(kind, epoch: epoch, stream: stream, sequence: sentSequence).header
+                links.execute { links, _ in links.send(header: header, payload: payload, to: targets) }
+            }
+            return sentSequence
         }
-        guard !targets.isEmpty else { return }
-        let header = message.header
-        links.execute { links, _ in links.send(header: header, payload: payload, to: targets) }
     }
 
     /// Sends the whole committed journal, `catchUp()`, to every standby that needs it, at the
@@ -147,10 +144,10 @@ final class StandbyReplication: @unchecked Sendable {
                 members[index].snapshotSentAt = now
                 if members[index].owingSince == nil { members[index].owingSince = now }
             }
+            let header = ReplicationMessage(.snapshot, epoch: epoch, stream: stream, sequence: sentSequence).header
+            links.execute { links, _ in links.send(header: header, payload: bytes, to: needing) }
             return (sentSequence, needing.map { members[$0].endpoint })
         }
-        let header = ReplicationMessage(.snapshot, epoch: epoch, stream: stream, sequence: sequence).header
-        links.execute { links, _ in links.send(header: header, payload: bytes, to: needing) }
         for endpoint in endpoints {
             logger.info("sent a standby the whole journal", metadata: [
                 "replication.standby": "\(endpoint)", "replication.sequence": "\(sequence)", "journal.bytes": "\(bytes.count)",
@@ -198,6 +195,25 @@ final class StandbyReplication: @unchecked Sendable {
     /// Whether a commit at `sequence` still waits for member `index`. Locked.
     private func isAwaited(_ index: Int, for sequence: UInt64) -> Bool {
         members[index].acknowledged < sequence && (!standbyOptional || members[index].inSync)
+    }
+
+    /// Probes, once a timeout, each standby that is out of sync with nothing waiting for it (a
+    /// commit that waits probes its own): one that restarted while the leader was idle, or
+    /// lost the whole journal on a dropped connection, answers with a request for it.
+    /// Called by the coordinator's tick.
+    func probeStandbysOutOfSync() {
+        let now = ContinuousClock.now
+        condition.withLock {
+            let probed = members.indices.filter { index in
+                guard !members[index].inSync, members[index].snapshotSequence != nil,
+                      members[index].probedAt.map({ now - $0 > timeout }) ?? true else { return false }
+                members[index].probedAt = now
+                return true
+            }
+            guard !probed.isEmpty else { return }
+            let header = ReplicationMessage(.probe, epoch: epoch, stream: stream, sequence: sentSequence).header
+            links.execute { links, _ in links.send(header: header, to: probed) }
+        }
     }
 
     /// Lets waits end after the timeout from now: the coordinator is stopping.
@@ -270,7 +286,7 @@ final class StandbyReplication: @unchecked Sendable {
         case .resync:
             // One whole journal at a time: a second ask while the first is on its way is the
             // standby's retry timer, not a new need.
-            if let sentAt = member.snapshotSentAt, member.snapshotSequence != nil, member.acknowledged < member.snapshotSequence!, now - sentAt < timeout {
+            if let sentAt = member.snapshotSentAt, let snapshot = member.snapshotSequence, member.acknowledged < snapshot, now - sentAt < timeout {
                 break
             }
             let wasInSync = member.inSync
