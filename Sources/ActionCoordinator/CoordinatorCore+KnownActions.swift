@@ -29,8 +29,21 @@ extension CoordinatorCore {
         ])
     }
 
+    /// Journals the known actions, or, while the disk is below its minimum, leaves that until
+    /// space returns (``journalDeferredKnownActions()``): the room under the minimum is for the
+    /// outcomes of accepted work, and a compaction's snapshot holds the set meanwhile.
     func journalKnownActions() {
+        guard !refusesForStorage else {
+            knownActionsUnjournaled = true
+            return
+        }
+        knownActionsUnjournaled = false
         outbox.journal(.knownActions(knownActions.actions))
+    }
+
+    /// Journals the known actions if a change waited for disk space.
+    func journalDeferredKnownActions() {
+        if knownActionsUnjournaled { journalKnownActions() }
     }
 
     /// Since when no worker serves `action`, when it is known and nothing serves it now.

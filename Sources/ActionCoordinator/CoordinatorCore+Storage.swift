@@ -18,6 +18,7 @@ extension CoordinatorCore {
             logger.warning("journal's file system below its free-space minimum: new requests are refused (storageFull) until space returns; accepted ones still run", metadata: metadata)
         case .freed:
             logger.notice("journal's file system has room again: new requests are accepted", metadata: metadata)
+            journalDeferredKnownActions()
         }
         return change
     }

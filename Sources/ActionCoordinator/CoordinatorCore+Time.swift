@@ -126,9 +126,11 @@ extension CoordinatorCore {
         guard pending.placement == .queued, !served.contains(action) else {
             return .failure(for: pending.request, code: BusErrorCode.timedOut, message: "the request's deadline passed before it completed")
         }
-        if let since = knownActions.unservedSince(action) {
+        if knownActions.isKnown(action) {
             let waited = now >= pending.deadline ? "within the request's deadline" : "within --max-wait-for-worker"
-            let message = "no worker serving \(action) came \(waited); none has served it since \(Self.timestamp(since))"
+            let why = knownActions.unservedSince(action).map { "none has served it since \(Self.timestamp($0))" }
+                ?? "the workers serving it are draining or unreachable"
+            let message = "no worker serving \(action) came \(waited); \(why)"
             return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
         }
         let names = served.sorted()

@@ -52,6 +52,8 @@ package final class CoordinatorCore {
     let outcomes: OutcomeKeeper
     /// The actions the fleet serves or served lately: what a request may wait for.
     let knownActions: KnownActions
+    /// A change of ``knownActions`` waits to be journaled until the disk has room again.
+    @exclusivity(unchecked) var knownActionsUnjournaled = false
     /// When each unfinished request is due (or, for one no worker served when it came, when to
     /// check again).
     @exclusivity(unchecked) var deadlines: DeadlineWheel

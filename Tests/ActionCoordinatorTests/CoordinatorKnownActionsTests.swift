@@ -108,6 +108,18 @@ struct CoordinatorKnownActionsTests {
         #expect(restarted.requestIDs(to: w1) == ["after"])
     }
 
+    /// Found by the full-disk test: a worker registering on a coordinator started on a full disk
+    /// journaled the known actions, the write failed and the coordinator stopped.
+    @Test func belowTheDiskMinimumTheKnownActionsWaitForRoomToBeJournaled() throws {
+        let h = harness { $0.minFreeDiskBytes = 1 << 20 }
+        h.core.measuredFreeDisk(0)
+        h.ready(w1, actions: ["Echo.say"], at: .seconds(1))
+        #expect(h.outbox.journaled.isEmpty, "nothing but accepted work's outcomes below the minimum")
+        #expect(h.core.statistics.knownActions == 1, "known all the same")
+        h.core.measuredFreeDisk(2 << 20)
+        #expect(h.outbox.journaled == [.knownActions(["Echo.say": Self.served])])
+    }
+
     @Test func aKnownActionWithNoWorkerIsReportedWithSinceWhen() throws {
         let h = harness()
         h.wallClock.fixed = Date(timeIntervalSince1970: 1_800_000_000)

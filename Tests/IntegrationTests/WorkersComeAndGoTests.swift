@@ -33,7 +33,9 @@ struct WorkersComeAndGoTests {
 
     @Test func aRollingRestartOfTheOnlyWorkerFailsNothingAndRunsEachRequestOnce() throws {
         let bus = try BusFixture()
-        let coordinator = try bus.startCoordinator()
+        // A short heartbeat shortens the start-up grace (4 heartbeats), so that the gap below is
+        // past it: an action the fleet never served would fail after --no-worker-grace.
+        let coordinator = try bus.startCoordinator(["--heartbeat-ms", "100"])
         let before = try bus.startWorker("before", coordinator: coordinator)
         let count = 3_000
         let load = try bus.start("load", [
@@ -44,19 +46,29 @@ struct WorkersComeAndGoTests {
         // The restart: SIGTERM (it drains what it runs), a gap longer than --no-worker-grace, a new process.
         before.signal(SIGTERM)
         try expect(before.waitForExit(timeout: .seconds(20)) != nil, "the worker did not stop")
-        let queuedInGap = { ((try? bus.statistics()) ?? [:])["queued"] ?? 0 > 0 }
-        try expect(waitUntil(timeout: .seconds(10), queuedInGap), "nothing waited during the gap")
+        // Requests sent during the gap, when no worker is registered (the load's own wait in it,
+        // accepted while the worker served them).
+        let gapCount = 200
+        let gap = try bus.start("gap", [
+            "perform", "Echo.say", "--input", #"{"text":"gap"}"#, "--count", "\(gapCount)", "--concurrency", "50",
+            "--timeout", "60", "--json", "--coordinator", bus.clients,
+        ])
+        try expect(waitUntil(timeout: .seconds(10)) { (try? bus.statistics()["queued"]) ?? 0 >= 50 }, "the gap's requests did not wait")
+        // Longer than --no-worker-grace (2 s), which an action the fleet never served gets.
         Thread.sleep(forTimeInterval: 3)
-        #expect(load.isRunning, "the client ended during the gap: \(load.stdout.suffix(300))")
+        #expect(load.isRunning && gap.isRunning, "a client ended during the gap: \(gap.stdout.suffix(300))")
         let after = try bus.startWorker("after", coordinator: coordinator)
         try expect(load.waitForExit(timeout: .seconds(120)) != nil, "the load did not finish")
+        try expect(gap.waitForExit(timeout: .seconds(60)) != nil, "the gap's client did not finish")
 
-        let outcomes = try OutcomeLine.parse(load.stdoutLines)
-        #expect(outcomes.count == count)
-        #expect(Set(outcomes.map(\.request)).count == count, "each outcome delivered once")
-        let failures = outcomes.filter { $0.outcome != "success" }
-        #expect(failures.isEmpty, "\(failures.count) failed, first: \(String(describing: failures.first?.error))")
-        #expect(try LoadTests.actionsRun([before, after]) == count, "each request ran once")
+        for (client, expected) in [(load, count), (gap, gapCount)] {
+            let outcomes = try OutcomeLine.parse(client.stdoutLines)
+            #expect(outcomes.count == expected)
+            #expect(Set(outcomes.map(\.request)).count == expected, "each outcome delivered once")
+            let failures = outcomes.filter { $0.outcome != "success" }
+            #expect(failures.isEmpty, "\(client.name): \(failures.count) failed, first: \(String(describing: failures.first?.error))")
+        }
+        #expect(try LoadTests.actionsRun([before, after]) == count + gapCount, "each request ran once")
     }
 
     @Test func aBurstForAKnownActionWaitsForWorkersThatStartTenSecondsLater() throws {
