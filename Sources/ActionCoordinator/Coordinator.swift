@@ -121,15 +121,7 @@ public final class Coordinator: Service, Sendable {
     /// - Throws: the ``ActionJournal/JournalError`` that made the coordinator stop on its own:
     ///   a journal it cannot write must not acknowledge anything more.
     public func run() async throws {
-        let fatalErrors = self.fatalErrors, fatalErrorSink = self.fatalErrorSink
-        let failure: (any Error)? = await cancelWhenGracefulShutdown {
-            await withTaskCancellationHandler {
-                for await error in fatalErrors { return error }
-                return nil
-            } onCancel: {
-                fatalErrorSink.finish()
-            }
-        }
+        let failure = await waitForShutdownOrFatalError(fatalErrors, sink: fatalErrorSink)
         await loop.stop()
         authenticator?.stop()
         if let failure { throw failure }

@@ -105,6 +105,18 @@ public struct CoordinatorConfiguration: Sendable {
     /// neither side an ACCEPTED. `.zero` sends every ACCEPTED as soon as it is recorded.
     public var acceptanceDelay: Duration = .milliseconds(100)
 
+    /// Warm standbys (`actionbus standby`) this coordinator replicates its journal to,
+    /// synchronously: a batch's replies leave once its commit is synced here and acknowledged
+    /// by every in-sync standby. Needs a journal.
+    public var standbys: [String] = []
+    /// How long a standby may owe an acknowledgement before it is out of sync.
+    public var standbyTimeout: Duration = .seconds(2)
+    /// What happens to a standby that falls behind. `false` (safety): new requests are
+    /// refused `unavailable` until it is back, and replies wait for it. `true`
+    /// (availability): it leaves the in-sync set and commits stop waiting for it, so what is
+    /// accepted meanwhile is on the leader's disk alone.
+    public var standbyOptional = false
+
     /// The defaults: loopback ports 5555, 5556 and 5557.
     public init() {}
 }

@@ -39,17 +39,17 @@ extension CoordinatorCore {
             }
         case .workers(let queryID):
             let json = FleetReports.workersJSON(workersReport(now: now), maxMessageBytes: configuration.maxMessageBytes)
-            outbox.send(.workers(queryID: queryID, json: json), to: client)
+            outbox.sendUnheld(.workers(queryID: queryID, json: json), to: client)
         case .queues(let queryID):
             let json = FleetReports.queuesJSON(queuesReport(), maxMessageBytes: configuration.maxMessageBytes)
-            outbox.send(.queues(queryID: queryID, json: json), to: client)
+            outbox.sendUnheld(.queues(queryID: queryID, json: json), to: client)
         case .ping:
-            outbox.send(.pong(instance: instance), to: client)
+            outbox.sendUnheld(.pong(instance: instance), to: client)
         case .stats(let queryID):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let json = (try? encoder.encode(statistics)).map { Array($0) } ?? Array("{}".utf8)
-            outbox.send(.stats(queryID: queryID, json: json), to: client)
+            outbox.sendUnheld(.stats(queryID: queryID, json: json), to: client)
         }
     }
 
@@ -206,6 +206,10 @@ extension CoordinatorCore {
         }
         if refusesForStorage {
             refuseStorageFull(request, from: client)
+            return false
+        }
+        if let refusal = replication.refusal {
+            refuseUnavailable(request, from: client, refusal)
             return false
         }
         if let refusal = admission.fullRefusal(unfinished: unfinishedCount) {

@@ -25,7 +25,8 @@ import Logging
 /// acknowledgements, queries), `+Workers` (registration, results, adoption after a restart,
 /// departures), `+Dispatch` (the choice of worker, sending), `+Outcomes` (finishing,
 /// publishing, stacks), `+Time` (heartbeats, expiries, deadlines, sweeps), `+Journal`
-/// (restore and snapshot) and `+Storage` (the disk watermark).
+/// (restore and snapshot), `+Storage` (the disk watermark) and `+Replication` (the standbys' in-sync
+/// set).
 package final class CoordinatorCore {
     let configuration: CoordinatorConfiguration
     /// Not counted: the outbox owns the core (the driver) or outlives it (a test's harness).
@@ -82,6 +83,8 @@ package final class CoordinatorCore {
     let metrics: CoordinatorMetrics?
     /// The disk watermark: the journal's free space, and whether new requests are refused for it.
     @exclusivity(unchecked) var storage: StorageWatermark
+    /// The standbys' in-sync set, as the replication last reported it.
+    @exclusivity(unchecked) var replication = ReplicationStatus()
 
     /// Creates a core that answers through `outbox`, which must outlive it (the core does not
     /// keep it alive: the coordinator's driver is the outbox of the core it owns).
@@ -146,6 +149,8 @@ package final class CoordinatorCore {
         snapshot.longestWithoutWorkerSeconds = unserved.min().map { max(0, Int(wallClock().timeIntervalSince($0))) } ?? 0
         snapshot.storageFull = storage.isFull ? 1 : 0
         snapshot.diskFreeBytes = storage.freeBytes ?? 0
+        snapshot.standbys = replication.configured
+        snapshot.standbysInSync = replication.inSync
         return snapshot
     }
 

@@ -5,6 +5,11 @@ import ActionWire
 package protocol CoordinatorOutbox: AnyObject {
     /// Sends a reply to a client.
     func send(_ reply: ClientReply, to client: ClientAddress)
+    /// Sends a reply that depends on nothing the journal is still committing (PONG, a query's
+    /// answer, a refusal that recorded nothing) without holding it behind the commits under
+    /// way: a commit waiting for a standby must not silence the coordinator's liveness answers,
+    /// nor the refusals that say why it takes no new work.
+    func sendUnheld(_ reply: ClientReply, to client: ClientAddress)
     /// Sends an instruction to a worker; returns `false` when the worker is unreachable.
     ///
     /// A REQUEST may wait for the end of the batch being handled, to go with the others for the
@@ -33,6 +38,11 @@ extension CoordinatorOutbox {
     /// The request packed into a record of its own and sent as an instruction.
     package func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
         send(.packedRequest(request.packed), to: worker)
+    }
+
+    /// Nothing is held: the same as any reply.
+    package func sendUnheld(_ reply: ClientReply, to client: ClientAddress) {
+        send(reply, to: client)
     }
 
     /// No journal: records go nowhere.

@@ -11,6 +11,10 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     /// Requests refused `storageFull` because the journal's file system was below its free-space
     /// minimum (`minFreeDiskBytes`).
     public var storageFullRefusals = 0
+    /// Requests refused `unavailable` because too few standbys were in sync.
+    public var unavailableRefusals = 0
+    /// Times a standby joined or left the in-sync set.
+    public var standbyInSyncChanges = 0
     /// Requests refused because their id was first used for another action, session or input.
     public var idempotencyConflicts = 0
     /// Resends and cancels refused because the request belongs to another client.
@@ -65,6 +69,13 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var storageFull = 0
     /// The free bytes of the journal's file system at the last measurement (0 without a journal).
     public var diskFreeBytes = 0
+    /// Standbys configured (`--standby`).
+    public var standbys = 0
+    /// Standbys that hold the journal and acknowledge its commits in time now.
+    public var standbysInSync = 0
+    /// How long the last standby acknowledgement took from the send it answered, in
+    /// microseconds (0 without standbys).
+    public var standbyAckLagMicroseconds = 0
     /// Sessions whose stacks and stream counters are kept now (bounded by `stackIdleTimeout`).
     public var trackedSessions = 0
     /// Stacks closed because their session was idle for `stackIdleTimeout`.

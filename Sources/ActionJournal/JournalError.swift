@@ -11,7 +11,7 @@ package struct JournalError: Error, CustomStringConvertible, Sendable {
     /// The system call's `errno`, when one failed.
     package let systemError: Int32?
 
-    init(_ description: String, systemError: Int32? = nil) {
+    package init(_ description: String, systemError: Int32? = nil) {
         self.description = description
         self.systemError = systemError
     }
@@ -21,7 +21,7 @@ package struct JournalError: Error, CustomStringConvertible, Sendable {
     package var isOutOfSpace: Bool { systemError == ENOSPC || systemError == EDQUOT }
 
     /// An error for a failed system call, with its errno text.
-    static func system(_ what: String, path: String, errno code: Int32) -> JournalError {
+    package static func system(_ what: String, path: String, errno code: Int32) -> JournalError {
         JournalError("\(what) \(path): \(String(cString: strerror(code))) (errno \(code))", systemError: code)
     }
 }

@@ -105,6 +105,31 @@ package final class RequestJournal {
         record.append(to: &buffer)
     }
 
+    /// The bytes the next ``commit()`` writes, exactly as it writes them: what a leader sends
+    /// its standbys, so their files stay byte for byte the same as its own. Shares the buffer's
+    /// storage (no copy) until the commit empties it.
+    package var uncommittedBytes: [UInt8] { buffer }
+
+    /// Buffers bytes already encoded as records (a standby appends what its leader wrote).
+    package func appendEncoded(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The committed file, whole: a leader's catch-up snapshot for a standby that (re)joins.
+    package func committedFileBytes() throws(JournalError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw JournalError("cannot read \(path)") }
+        return [UInt8](data.prefix(fileBytes))
+    }
+
+    /// Replaces the file with `bytes`, a leader's whole journal (its compaction, or the
+    /// catch-up it sends a standby), by the same steps as a compaction: written beside, synced,
+    /// renamed over the old file, the directory synced.
+    package func replaceFile(with bytes: [UInt8]) throws(JournalError) {
+        try commit()
+        try rewrite(bytes)
+        headerDeferred = false
+    }
+
     /// Writes and syncs every buffered record.
     ///
     /// A failure is final: after a failed `fdatasync` Linux may have dropped the dirty pages
@@ -151,7 +176,14 @@ package final class RequestJournal {
         // on a disk still full would fail the journal for good.
         let headerAlone = headerDeferred && buffer.count == Self.header.count
         if !headerAlone { try commit() }
-        let bytes = snapshot.bytes
+        try rewrite(snapshot.bytes)
+        if headerAlone { buffer.removeAll() }
+        headerDeferred = false
+    }
+
+    /// Writes `bytes` beside the file, syncs them, renames them over it and syncs the directory;
+    /// appends go to the new file from then on.
+    private func rewrite(_ bytes: [UInt8]) throws(JournalError) {
         let temporary = path + ".compacting"
         let reopened: Int32
         do throws(JournalError) {
@@ -173,8 +205,6 @@ package final class RequestJournal {
         closeDescriptor(descriptor)
         descriptor = reopened
         fileBytes = bytes.count
-        if headerAlone { buffer.removeAll() }
-        headerDeferred = false
         nextCompaction = max(compactionBytes, 2 * fileBytes)
     }
 

@@ -27,6 +27,9 @@ package enum BusErrorCode {
     /// The coordinator's journal is on a file system with less free space than its minimum
     /// (`--min-free-disk`): new requests are refused until space returns; accepted ones still run.
     package static let storageFull = "storageFull"
+    /// Too few standbys hold the coordinator's journal (replication to them is behind): new
+    /// requests are refused until they are back; accepted ones still run.
+    package static let unavailable = "unavailable"
     /// No worker serving the action appeared before the deadline.
     package static let noWorker = "noWorker"
     /// Every worker that took the request died with it, `maxDeliveries` times.

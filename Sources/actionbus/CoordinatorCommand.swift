@@ -16,10 +16,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
     var outcomes = "tcp://127.0.0.1:5557"
     @OptionGroup var tuning: CoordinatorTuning
     @OptionGroup var journal: JournalOptions
+    @OptionGroup var replication: ReplicationOptions
     @OptionGroup var curve: CurveServerOptions
     @OptionGroup var httpOptions: HTTPOptions
     @OptionGroup var payloadAccess: PayloadAccessOptions
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if !replication.standbys.isEmpty, journal.noJournal {
+            throw ValidationError("--standby replicates the journal: it cannot go with --no-journal")
+        }
+    }
 
     func run() async throws {
         let logger = logging.bootstrap(label: "actionbus.coordinator", defaultLevel: .info)
@@ -30,6 +37,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.outcomesEndpoint = outcomes
         configuration.curve = try curve.keys()
         journal.apply(to: &configuration)
+        replication.apply(to: &configuration)
         if configuration.curve == nil {
             logger.notice("CURVE is off: the three sockets are plaintext and accept anyone who can reach them")
         }

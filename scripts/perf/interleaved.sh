@@ -9,7 +9,9 @@
 #   scripts/perf/interleaved.sh BASELINE [CANDIDATE] [ROUNDS]
 #
 # ACTIONBUS_PERF_JOURNAL=1 runs each coordinator with a journal (a fresh directory per bus)
-# instead of --no-journal, to compare journaled throughput.
+# instead of --no-journal, to compare journaled throughput. ACTIONBUS_PERF_STANDBY=candidate
+# (with a journal) gives the candidate's coordinators a standby (`actionbus standby`) to
+# replicate to: with the same binary as both builds, it measures what replication costs.
 #
 # BASELINE and CANDIDATE are actionbus binaries (CANDIDATE defaults to this tree's release
 # build, made first); ROUNDS defaults to 3. To get a baseline of an earlier commit:
@@ -35,6 +37,8 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 run_bus() {
     local label=$1 requests=$3 concurrency=$4
     bin=$2
+    bus_standby=0
+    if [[ $label == *candidate* && ${ACTIONBUS_PERF_STANDBY:-} == candidate ]]; then bus_standby=1; fi
     start_bus
     # The warm-up also waits for the workers: requests queue until one serves them.
     "$bin" bench --requests 2000 --concurrency "$concurrency" --action Echo.say --input "$bus_input" --json \
@@ -44,8 +48,8 @@ run_bus() {
     line=$(/usr/bin/time -f "%U %S" -o "$work/client-time" "$bin" bench --warmup 0 --requests "$requests" \
         --concurrency "$concurrency" --action Echo.say --input "$bus_input" --json --coordinator "tcp://127.0.0.1:$bus_clients")
     c1=$(cpu_ticks "$coordinator"); w1t=$(( $(cpu_ticks "$bw1") + $(cpu_ticks "$bw2") ))
-    kill "$coordinator" "$bw1" "$bw2" 2>/dev/null || true
-    wait "$coordinator" "$bw1" "$bw2" 2>/dev/null || true
+    kill "$coordinator" "$bw1" "$bw2" $standby 2>/dev/null || true
+    wait "$coordinator" "$bw1" "$bw2" $standby 2>/dev/null || true
     client=$(tail -1 "$work/client-time")
     python3 - "$label" "$line" "$requests" "$(getconf CLK_TCK)" "$c0" "$c1" "$w0" "$w1t" $client <<'PY'
 import json, sys

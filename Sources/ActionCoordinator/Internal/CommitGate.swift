@@ -31,18 +31,24 @@ final class CommitGate {
 
     /// Opens the journal in the configured data directory, if any (recovering what it holds,
     /// which ``restore(into:)`` hands to the core), and starts its thread.
-    init(configuration: CoordinatorConfiguration, loop: IOLoop<CoordinatorDriver>, logger: Logger) throws {
+    init(configuration: CoordinatorConfiguration, loop: IOLoop<CoordinatorDriver>, context: ZMQContext, logger: Logger) throws {
         self.loop = loop
         self.logger = logger
         let journalFile = try configuration.dataDirectory.map {
             try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
         }
         self.journalFile = journalFile
+        do {
+            replication = try journalFile.flatMap { _ in try Self.replication(configuration, loop: loop, context: context, logger: logger) }
+        } catch {
+            journalFile?.close()
+            throw error
+        }
         // Its recovery is read on the loop, before the writer's thread ever touches it.
-        journalWriter = journalFile.map {
+        journalWriter = journalFile.map { [replication] in
             // Weak: the writer's thread may end a commit after the loop has gone.
             JournalWriter(
-                journal: $0, recordsMetrics: configuration.recordsMetrics,
+                journal: $0, replication: replication, recordsMetrics: configuration.recordsMetrics,
                 diskMeasuringStep: Self.diskMeasuringStep(minFreeDiskBytes: configuration.minFreeDiskBytes)
             ) { [weak loop] in
                 loop?.execute { driver, _ in driver.releaseCommitted() }
@@ -51,6 +57,30 @@ final class CommitGate {
     }
 
     var isJournaling: Bool { journalWriter != nil }
+
+    /// The standbys' links, when there are standbys.
+    let replication: StandbyReplication?
+
+    private static func replication(
+        _ configuration: CoordinatorConfiguration, loop: IOLoop<CoordinatorDriver>, context: ZMQContext, logger: Logger
+    ) throws -> StandbyReplication? {
+        guard !configuration.standbys.isEmpty else { return nil }
+        return try StandbyReplication(
+            endpoints: configuration.standbys, timeout: configuration.standbyTimeout, standbyOptional: configuration.standbyOptional,
+            context: context, logger: logger
+        ) { [weak loop] status in
+            loop?.execute { driver, _ in driver.replicationChanged(status) }
+        }
+    }
+
+    /// Has the journal's thread send the whole journal to standbys that need it (started,
+    /// restarted, or behind). Called by the tick: commits under way do it themselves.
+    func serveCatchUps() {
+        // With commits under way the one at the journal does it (and a thread blocked waiting
+        // for a standby must not gather a block per tick).
+        guard let replication, let journalWriter, journalWriter.inFlight == 0, replication.needsCatchUp else { return }
+        journalWriter.serveCatchUps()
+    }
 
     /// How far the journal grows between measurements of its disk's free space: an eighth of
     /// the watermark's margin (at least 64 KiB), so at most that much of it goes between a
@@ -78,10 +108,13 @@ final class CommitGate {
         }
         journalFile.releaseRecovery()
         self.journalFile = nil
+        if let replication { core.replicationChanged(replication.status) }
+        journalWriter?.serveCatchUps()
     }
 
     /// Closes the journal of a coordinator that failed to start.
     func closeUnstarted() {
+        replication?.close()
         journalFile?.close()
     }
 
@@ -176,8 +209,10 @@ final class CommitGate {
         compactionRunning = false
     }
 
-    /// Waits for every commit and compaction handed over so far.
+    /// Waits for every commit and compaction handed over so far; a commit waiting for a
+    /// standby gives up after the standby timeout (its replies are withheld).
     func waitForAll() {
+        replication?.beginShutdown()
         journalWriter?.waitForAll()
     }
 

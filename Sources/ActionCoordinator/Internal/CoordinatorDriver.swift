@@ -57,7 +57,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.limits = limits
         self.logger = logger
-        let commitGate = try CommitGate(configuration: configuration, loop: loop, logger: logger)
+        let commitGate = try CommitGate(configuration: configuration, loop: loop, context: runtime.context, logger: logger)
         self.commitGate = commitGate
         do {
             sockets = try CoordinatorSockets(runtime: runtime, configuration: configuration)
@@ -102,6 +102,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             lastTick = now
             core.tick(now: now)
             if now - lastDiskMeasurement >= Self.diskMeasuringInterval { measureDisk(now: now) }
+            if let replication = commitGate.replication {
+                core.standbyAcknowledged(after: replication.lastAcknowledgementLag)
+                commitGate.serveCatchUps()
+                replication.probeStandbysOutOfSync()
+            }
             clientReplies.sendDueAcceptances(now: now)
             flush()
         }
@@ -117,6 +122,11 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         if !commitGate.hasFailed {
             logger.info("journal flushed and closed", metadata: ["journal.directory": "\(directory)"])
         }
+    }
+
+    /// Takes a change of the standbys' in-sync set (from the replication's threads).
+    func replicationChanged(_ status: ReplicationStatus) {
+        core.replicationChanged(status)
     }
 
     // MARK: Ending a batch
@@ -327,6 +337,13 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     func send(_ reply: ClientReply, to client: ClientAddress) {
         commitGate.hold(reply, to: client)
+    }
+
+    func sendUnheld(_ reply: ClientReply, to client: ClientAddress) {
+        guard !commitGate.hasFailed else { return }
+        var output = HeldOutput()
+        output.replies.append((reply, client))
+        clientReplies.release(output)
     }
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {

@@ -40,6 +40,8 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     private let journal: RequestJournal
+    /// The standbys each commit is sent to and waits for; `nil` without any.
+    private let replication: StandbyReplication?
     /// Records each commit's duration through swift-metrics.
     private let recordsMetrics: Bool
     /// Called from the journal's thread after each commit, so the loop comes to take what it
@@ -57,8 +59,12 @@ final class JournalWriter: @unchecked Sendable {
     /// The journal's size at the last measurement (journal's thread only).
     private var bytesAtDiskMeasurement = 0
 
-    init(journal: RequestJournal, recordsMetrics: Bool = false, diskMeasuringStep: Int? = nil, wake: @escaping @Sendable () -> Void) {
+    init(
+        journal: RequestJournal, replication: StandbyReplication? = nil, recordsMetrics: Bool = false, diskMeasuringStep: Int? = nil,
+        wake: @escaping @Sendable () -> Void
+    ) {
         self.journal = journal
+        self.replication = replication
         self.recordsMetrics = recordsMetrics
         self.diskMeasuringStep = diskMeasuringStep
         self.wake = wake
@@ -98,6 +104,14 @@ final class JournalWriter: @unchecked Sendable {
     /// Closes the journal once everything handed over is written.
     func close() {
         queue.sync { self.journal.close() }
+        replication?.close()
+    }
+
+    /// Sends the whole journal to the standbys that need it, once the commits handed over so
+    /// far are done (a standby that starts or asks while nothing is being committed).
+    func serveCatchUps() {
+        guard let replication else { return }
+        queue.async { [self] in replication.serveCatchUps { () throws(JournalError) in try journal.committedFileBytes() } }
     }
 
     /// Runs `body` on the journal's thread, after what was handed over before: tests hold the
@@ -135,6 +149,7 @@ final class JournalWriter: @unchecked Sendable {
                 let before = journal.fileBytes
                 do throws(JournalError) {
                     try journal.compact(live)
+                    replication?.replicateCompaction(live.bytes)
                     done(.success((before, journal.fileBytes)))
                 } catch {
                     done(.failure(error))
@@ -149,12 +164,22 @@ final class JournalWriter: @unchecked Sendable {
     private func commit(_ group: [HeldOutput]) {
         guard !group.isEmpty else { return }
         var failure: JournalError?
+        // Sent before the local sync, so the standbys' syncs run while it does.
+        let sequence = journal.hasUncommitted ? replication?.replicate(journal.uncommittedBytes) : nil
         do throws(JournalError) {
             let started = ContinuousClock.now
             try journal.commit()
             if recordsMetrics { CoordinatorMetrics.journalCommitted(in: .now - started) }
         } catch {
             failure = error
+        }
+        if let replication, let sequence, failure == nil {
+            let acknowledged = replication.waitForAcknowledgements(through: sequence) { () throws(JournalError) in
+                try journal.committedFileBytes()
+            }
+            // Stopping with a standby that never acknowledged: nothing of the group may be
+            // said; the clients resend to the coordinator that serves next.
+            guard acknowledged else { return }
         }
         // Asked once, after the group's commit: the loop starts one compaction for it.
         let needsCompaction = failure == nil && journal.needsCompaction

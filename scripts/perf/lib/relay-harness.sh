@@ -46,12 +46,21 @@ start_relay() {
 }
 
 # The bus on free ports, journal off (ACTIONBUS_PERF_JOURNAL=1: on, a fresh one in the work
-# directory for each bus): a coordinator and two workers of `$bin`. Sets bus_clients,
-# coordinator, bw1, bw2, and bus_input (the request compare.sh measures).
+# directory for each bus): a coordinator and two workers of `$bin`. With `bus_standby=1` (and a
+# journal) the coordinator replicates to a standby of `$bin` with a fresh directory. Sets
+# bus_clients, coordinator, bw1, bw2, standby (or nothing), and bus_input (the request
+# compare.sh measures).
 start_bus() {
-    local workers outcomes journal=(--no-journal)
+    local workers outcomes journal=(--no-journal) replication
     bus_clients=$(free_port); workers=$(free_port); outcomes=$(free_port)
     if [[ ${ACTIONBUS_PERF_JOURNAL:-} == 1 ]]; then journal=(--data-dir "$(mktemp -d -p "$work")"); fi
+    standby=
+    if [[ ${bus_standby:-0} == 1 ]]; then
+        replication=$(free_port)
+        "$bin" standby --listen "tcp://127.0.0.1:$replication" --data-dir "$(mktemp -d -p "$work")" --log-level warning & standby=$!; pids+=("$standby")
+        wait_port "$replication"
+        journal+=(--standby "tcp://127.0.0.1:$replication")
+    fi
     example_features
     "$bin" coordinator --clients "tcp://127.0.0.1:$bus_clients" --workers "tcp://127.0.0.1:$workers" \
         --outcomes "tcp://127.0.0.1:$outcomes" "${journal[@]}" --log-level warning & coordinator=$!; pids+=("$coordinator")

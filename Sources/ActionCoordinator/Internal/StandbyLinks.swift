@@ -1,0 +1,66 @@
+import ActionJournal
+import Logging
+import ZeroMQ
+
+/// The leader's sockets to its standbys, one DEALER each, on their own I/O thread (libzmq
+/// sockets are not thread-safe): sends what the journal's thread hands over and passes each
+/// standby's answers to ``StandbyReplication``.
+final class StandbyLinks: IOLoopDriver {
+    /// Messages queued per standby before sends are dropped: a standby that far behind is out
+    /// of sync, and what it missed reaches it as a whole journal when it asks (a gap).
+    private static let highWaterMark: Int32 = 10_000
+
+    private let sockets: [Socket]
+    private var incoming = Multipart()
+    private let received: (Int, ReplicationMessage) -> Void
+
+    init(runtime: IOLoopRuntime, endpoints: [String], received: @escaping (Int, ReplicationMessage) -> Void) throws {
+        self.received = received
+        var sockets: [Socket] = []
+        for endpoint in endpoints {
+            let socket = try runtime.makeSocket(.dealer)
+            try socket.setOption(.sendHighWaterMark, Self.highWaterMark)
+            try socket.setOption(.reconnectInterval, 100)
+            try socket.setOption(.reconnectIntervalMax, 1_000)
+            try socket.connect(endpoint)
+            sockets.append(socket)
+        }
+        self.sockets = sockets
+        for (index, socket) in sockets.enumerated() {
+            runtime.register(socket) { [unowned self] socket in read(socket, index: index) }
+        }
+    }
+
+    /// Sends one message to the standbys at `targets`: libzmq copies `payload` once per send.
+    func send(header: [UInt8], payload: [UInt8], to targets: [Int]) {
+        for index in targets {
+            do {
+                try sockets[index].send(header, options: [.dontWait, .more])
+                try sockets[index].send(payload, options: .dontWait)
+            } catch {
+                // Queue full (the standby is far behind or gone): it finds the gap and asks for
+                // the whole journal; until it has acknowledged, commits wait or it is out of sync.
+                continue
+            }
+        }
+    }
+
+    /// Sends a header-only message (a probe) to the standbys at `targets`.
+    func send(header: [UInt8], to targets: [Int]) {
+        for index in targets {
+            try? sockets[index].send(header, options: .dontWait)
+        }
+    }
+
+    private func read(_ socket: Socket, index: Int) {
+        for _ in 0..<256 {
+            do {
+                try socket.receive(into: &incoming, options: .dontWait)
+            } catch {
+                return
+            }
+            guard incoming.count == 1, let message = try? ReplicationMessage.decode(header: incoming[0], payload: nil) else { continue }
+            received(index, message)
+        }
+    }
+}

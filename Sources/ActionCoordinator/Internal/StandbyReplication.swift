@@ -1,0 +1,312 @@
+import ActionJournal
+import Foundation
+import Logging
+import ZeroMQ
+
+/// The leader's side of synchronous replication: sends each group commit's bytes to every
+/// standby and tells the journal's thread when a commit may be released, which is once every
+/// standby it must wait for has acknowledged it (written and synced).
+///
+/// The journal's thread calls ``replicate(_:)`` with the bytes its commit is about to write
+/// (before its own `fdatasync`, so the standbys' syncs run during it), then
+/// ``waitForAcknowledgements(through:catchUp:)`` after. Acknowledgements come in on the links'
+/// own I/O thread, which alone owns the DEALER sockets. Acknowledgements are cumulative: one
+/// per standby per group commit, whatever the number of requests in it.
+///
+/// Which standbys a commit waits for:
+/// - by default, every configured one, for as long as it takes (safety: nothing is released
+///   that a standby does not hold). One that falls behind by more than the timeout is marked
+///   out of sync, which makes the coordinator refuse new requests `unavailable`, while what was
+///   accepted keeps running and its replies wait for the standby to come back;
+/// - with `standbyOptional`, only the in-sync ones: one that falls behind leaves the in-sync
+///   set (logged as an error, with what is given up) and is sent the whole journal to catch up.
+///
+/// A standby (re)joins by the whole journal: the leader sends its committed file as a snapshot
+/// at the current sequence when it starts, and whenever a standby asks (``ReplicationMessage``
+/// `resync`: a restarted standby, or one that saw a gap), then streams appends after it.
+final class StandbyReplication: @unchecked Sendable {
+    private struct Member {
+        let endpoint: String
+        /// The highest sequence of this stream it acknowledged.
+        var acknowledged: UInt64 = 0
+        /// The sequence of the last whole journal sent to it; `nil` while it needs one.
+        var snapshotSequence: UInt64?
+        var snapshotSentAt: ContinuousClock.Instant?
+        var inSync = false
+        /// Since when it owes an acknowledgement (`nil`: it has acknowledged all it was sent).
+        var owingSince: ContinuousClock.Instant?
+        /// When it was last asked where it is (a probe).
+        var probedAt: ContinuousClock.Instant?
+    }
+
+    /// The epoch sent with every message: 0 until leader election assigns them.
+    let epoch: UInt64 = 0
+    /// Names this run of the leader; sequences count from 0 within it.
+    let stream = UInt64.random(in: 1...UInt64.max)
+    private let timeout: Duration
+    private let standbyOptional: Bool
+    private let logger: Logger
+    private let onChange: @Sendable (ReplicationStatus) -> Void
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var members: [Member]
+    private var acknowledgementLag: Duration = .zero
+    private var shutdownDeadline: ContinuousClock.Instant?
+    /// The last sequence sent: written by the journal's thread, under `condition`.
+    private var sentSequence: UInt64 = 0
+    private var links: IOLoop<StandbyLinks>!
+
+    /// Connects to every standby in `endpoints`.
+    init(
+        endpoints: [String], timeout: Duration, standbyOptional: Bool, context: ZMQContext, logger: Logger,
+        onChange: @escaping @Sendable (ReplicationStatus) -> Void
+    ) throws {
+        members = endpoints.map { Member(endpoint: $0) }
+        self.timeout = timeout
+        self.standbyOptional = standbyOptional
+        self.logger = logger
+        self.onChange = onChange
+        links = try IOLoop(name: "coordinator-replication", context: context) { [unowned self] runtime in
+            try StandbyLinks(runtime: runtime, endpoints: endpoints) { index, message in self.received(message, from: index) }
+        }
+    }
+
+    /// The in-sync set now.
+    var status: ReplicationStatus {
+        condition.withLock { statusLocked }
+    }
+
+    /// How long the last acknowledgement took, from the send it answered.
+    var lastAcknowledgementLag: Duration {
+        condition.withLock { acknowledgementLag }
+    }
+
+    private var statusLocked: ReplicationStatus {
+        ReplicationStatus(configured: members.count, inSync: members.count { $0.inSync }, standbyOptional: standbyOptional)
+    }
+
+    /// Whether a standby waits for the whole journal (asked by the coordinator's tick, which
+    /// then has the journal's thread send it when no commit is under way to do so).
+    var needsCatchUp: Bool {
+        condition.withLock { members.contains { $0.snapshotSequence == nil } }
+    }
+
+    // MARK: The journal's thread
+
+    /// Sends one group commit's bytes to every standby that holds the journal (one that waits
+    /// for a whole journal gets it instead) and returns the commit's sequence.
+    func replicate(_ bytes: [UInt8]) -> UInt64 {
+        send(.append, payload: bytes)
+    }
+
+    /// Sends a compaction's new file: the standbys replace theirs with it, in order with the
+    /// appends around it.
+    func replicateCompaction(_ bytes: [UInt8]) {
+        send(.snapshot, payload: bytes)
+    }
+
+    /// Numbers the message and queues it for the links under one lock, so that every message
+    /// (probes too) reaches the links in sequence order.
+    @discardableResult
+    private func send(_ kind: ReplicationMessage.Kind, payload: [UInt8]) -> UInt64 {
+        let now = ContinuousClock.now
+        return condition.withLock {
+            sentSequence += 1
+            let targets = members.indices.filter { index in
+                guard members[index].snapshotSequence != nil else { return false }
+                if members[index].owingSince == nil { members[index].owingSince = now }
+                return true
+            }
+            if !targets.isEmpty {
+                let header = ReplicationMessage(kind, epoch: epoch, stream: stream, sequence: sentSequence).header
+                links.execute { links, _ in links.send(header: header, payload: payload, to: targets) }
+            }
+            return sentSequence
+        }
+    }
+
+    /// Sends the whole committed journal, `catchUp()`, to every standby that needs it, at the
+    /// last sequence sent (which it holds). Journal's thread, between commits.
+    func serveCatchUps(_ catchUp: () throws(JournalError) -> [UInt8]) {
+        let needing = condition.withLock { members.indices.filter { members[$0].snapshotSequence == nil } }
+        guard !needing.isEmpty else { return }
+        let bytes: [UInt8]
+        do throws(JournalError) {
+            bytes = try catchUp()
+        } catch {
+            logger.error("cannot read the journal to send a standby; trying again at the next commit", metadata: ["journal.error": "\(error)"])
+            return
+        }
+        let now = ContinuousClock.now
+        let (sequence, endpoints) = condition.withLock {
+            for index in needing {
+                members[index].snapshotSequence = sentSequence
+                members[index].snapshotSentAt = now
+                if members[index].owingSince == nil { members[index].owingSince = now }
+            }
+            let header = ReplicationMessage(.snapshot, epoch: epoch, stream: stream, sequence: sentSequence).header
+            links.execute { links, _ in links.send(header: header, payload: bytes, to: needing) }
+            return (sentSequence, needing.map { members[$0].endpoint })
+        }
+        for endpoint in endpoints {
+            logger.info("sent a standby the whole journal", metadata: [
+                "replication.standby": "\(endpoint)", "replication.sequence": "\(sequence)", "journal.bytes": "\(bytes.count)",
+            ])
+        }
+    }
+
+    /// Waits until every standby this commit must wait for has acknowledged `sequence`,
+    /// sending whole journals meanwhile to those that ask. Returns `false` when the coordinator
+    /// is stopping and a standby did not acknowledge in time: the commit's output must then
+    /// be withheld (the clients resend to whichever coordinator serves next).
+    func waitForAcknowledgements(through sequence: UInt64, catchUp: () throws(JournalError) -> [UInt8]) -> Bool {
+        while true {
+            serveCatchUps(catchUp)
+            condition.lock()
+            let now = ContinuousClock.now
+            var probed: [Int] = []
+            for index in members.indices where isAwaited(index, for: sequence) {
+                guard let since = members[index].owingSince, now - since > timeout else { continue }
+                if members[index].inSync { fallBehind(index) }
+                // Overdue: ask where it is, once a timeout, in case what it owes for was lost.
+                if members[index].probedAt.map({ now - $0 > timeout }) ?? true {
+                    members[index].probedAt = now
+                    probed.append(index)
+                }
+            }
+            if !probed.isEmpty {
+                let header = ReplicationMessage(.probe, epoch: epoch, stream: stream, sequence: sentSequence).header
+                links.execute { [probed] links, _ in links.send(header: header, to: probed) }
+            }
+            guard members.indices.contains(where: { isAwaited($0, for: sequence) }) else {
+                condition.unlock()
+                return true
+            }
+            if let shutdownDeadline, now >= shutdownDeadline {
+                condition.unlock()
+                return false
+            }
+            // Woken by every acknowledgement; the timeout only paces the lag checks.
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+            condition.unlock()
+        }
+    }
+
+    /// Whether a commit at `sequence` still waits for member `index`. Locked.
+    private func isAwaited(_ index: Int, for sequence: UInt64) -> Bool {
+        members[index].acknowledged < sequence && (!standbyOptional || members[index].inSync)
+    }
+
+    /// Probes, once a timeout, each standby that is out of sync with nothing waiting for it (a
+    /// commit that waits probes its own): one that restarted while the leader was idle, or
+    /// lost the whole journal on a dropped connection, answers with a request for it.
+    /// Called by the coordinator's tick.
+    func probeStandbysOutOfSync() {
+        let now = ContinuousClock.now
+        condition.withLock {
+            let probed = members.indices.filter { index in
+                guard !members[index].inSync, members[index].snapshotSequence != nil,
+                      members[index].probedAt.map({ now - $0 > timeout }) ?? true else { return false }
+                members[index].probedAt = now
+                return true
+            }
+            guard !probed.isEmpty else { return }
+            let header = ReplicationMessage(.probe, epoch: epoch, stream: stream, sequence: sentSequence).header
+            links.execute { links, _ in links.send(header: header, to: probed) }
+        }
+    }
+
+    /// Lets waits end after the timeout from now: the coordinator is stopping.
+    func beginShutdown() {
+        condition.withLock { shutdownDeadline = .now + timeout }
+        condition.broadcast()
+    }
+
+    /// Closes the links.
+    func close() {
+        links.stop()
+    }
+
+    /// Marks a member that owes an acknowledgement for longer than the timeout. Locked.
+    private func fallBehind(_ index: Int) {
+        let endpoint = members[index].endpoint
+        let wasInSync = members[index].inSync
+        members[index].inSync = false
+        if standbyOptional {
+            // It is sent the whole journal: what it missed may be more than its queue held.
+            members[index].snapshotSequence = nil
+            members[index].owingSince = nil
+        }
+        guard wasInSync else { return }
+        let status = statusLocked
+        if standbyOptional {
+            logger.error("""
+                standby left the in-sync set (--standby-optional): commits no longer wait for it, so what is \
+                accepted from now on is on this host alone until it catches up
+                """, metadata: metadata(endpoint, status, reason: "timeout"))
+        } else {
+            logger.error("""
+                standby out of sync: new requests are refused (unavailable); accepted requests keep running and \
+                their replies wait for it to acknowledge
+                """, metadata: metadata(endpoint, status, reason: "timeout"))
+        }
+        onChange(status)
+    }
+
+    private func metadata(_ endpoint: String, _ status: ReplicationStatus, reason: String) -> Logger.Metadata {
+        [
+            "replication.standby": "\(endpoint)", "replication.inSync": "\(status.inSync)",
+            "replication.configured": "\(status.configured)", "replication.reason": "\(reason)",
+            "replication.timeout": "\(timeout)",
+        ]
+    }
+
+    // MARK: The links' thread
+
+    private func received(_ message: ReplicationMessage, from index: Int) {
+        let now = ContinuousClock.now
+        condition.lock()
+        defer { condition.unlock() }
+        var member = members[index]
+        switch message.kind {
+        case .acknowledged:
+            guard message.stream == stream else { break }
+            if message.sequence > member.acknowledged {
+                member.acknowledged = message.sequence
+                if let since = member.owingSince { acknowledgementLag = now - since }
+                member.owingSince = member.acknowledged >= sentSequence ? nil : now
+            }
+            if !member.inSync, let snapshot = member.snapshotSequence, member.acknowledged >= snapshot {
+                member.inSync = true
+                members[index] = member
+                let status = statusLocked
+                logger.notice("standby in sync", metadata: metadata(member.endpoint, status, reason: "acknowledged"))
+                onChange(status)
+            }
+        case .resync:
+            // One whole journal at a time: a second ask while the first is on its way is the
+            // standby's retry timer, not a new need.
+            if let sentAt = member.snapshotSentAt, let snapshot = member.snapshotSequence, member.acknowledged < snapshot, now - sentAt < timeout {
+                break
+            }
+            let wasInSync = member.inSync
+            member.inSync = false
+            member.snapshotSequence = nil
+            member.owingSince = nil
+            members[index] = member
+            if wasInSync {
+                let status = statusLocked
+                logger.warning("standby asked for the whole journal (restarted, or missed a commit)", metadata: metadata(member.endpoint, status, reason: "resync"))
+                onChange(status)
+            }
+        case .staleEpoch:
+            logger.critical("a standby follows a newer epoch than this leader's: this leader may have been deposed", metadata: [
+                "replication.standby": "\(member.endpoint)", "replication.epoch": "\(epoch)", "replication.standbyEpoch": "\(message.epoch)",
+            ])
+        case .snapshot, .append, .probe:
+            break
+        }
+        if message.kind != .resync { members[index] = member }
+        condition.broadcast()
+    }
+}

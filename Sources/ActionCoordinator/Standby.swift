@@ -1,0 +1,52 @@
+import ActionJournal
+import Locking
+import Logging
+import ServiceLifecycle
+import ZeroMQ
+
+/// A warm standby: keeps a copy of a leader coordinator's journal, byte for byte, in its own
+/// data directory, each commit written and synced before it is acknowledged, so the leader
+/// can promise what it accepted survives the loss of its host. A coordinator started on the
+/// standby's directory (after the standby stops) resumes everything the leader acknowledged.
+///
+/// One I/O loop thread owns its one socket (a ROUTER the leader's DEALER connects to) and its
+/// journal: a standby has nothing else to do while a sync runs.
+public final class Standby: Service, Sendable {
+    private let loop: IOLoop<StandbyDriver>
+    private let fatalErrors: AsyncStream<any Error>
+    private let fatalErrorSink: AsyncStream<any Error>.Continuation
+    /// The endpoint bound, with the port chosen for `*`.
+    public let endpoint: String
+
+    /// Opens the journal in `dataDirectory` and binds `listen`.
+    ///
+    /// - Throws: a ``ActionJournal/JournalError`` when the directory is in use or not a
+    ///   journal's; a ``ZMQError`` when the endpoint cannot be bound.
+    public init(listen: String, dataDirectory: String, context: ZMQContext? = nil, logger: Logger = Logger(label: "actionbus.standby")) throws {
+        let context = try context ?? ZMQContext()
+        let (fatalErrors, fatalErrorSink) = AsyncStream<any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let bound = Locked<String?>(nil)
+        loop = try IOLoop(name: "standby-io", context: context) { runtime in
+            let driver = try StandbyDriver(
+                runtime: runtime, listen: listen, dataDirectory: dataDirectory, logger: logger,
+                onFatalError: { fatalErrorSink.yield($0) }
+            )
+            bound.withLock { $0 = driver.endpoint }
+            return driver
+        }
+        self.fatalErrors = fatalErrors
+        self.fatalErrorSink = fatalErrorSink
+        endpoint = bound.withLock { $0! }
+        logger.info("standby listening", metadata: ["endpoint.replication": "\(endpoint)", "journal.directory": "\(dataDirectory)"])
+    }
+
+    /// Serves until the calling task is cancelled or a graceful shutdown begins.
+    ///
+    /// - Throws: the ``ActionJournal/JournalError`` that made it stop: a standby that cannot
+    ///   write must not acknowledge anything more.
+    public func run() async throws {
+        let failure = await waitForShutdownOrFatalError(fatalErrors, sink: fatalErrorSink)
+        await loop.stop()
+        if let failure { throw failure }
+    }
+}

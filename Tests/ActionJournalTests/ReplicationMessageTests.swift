@@ -1,0 +1,43 @@
+import ActionJournal
+import Testing
+
+/// The replication messages' bytes: what a leader and a standby exchange.
+@Suite("Replication messages")
+struct ReplicationMessageTests {
+    @Test func everyKindComesBackAsItWasSent() throws {
+        for kind in [ReplicationMessage.Kind.snapshot, .append, .acknowledged, .resync, .staleEpoch, .probe] {
+            let payload: [UInt8]? = kind == .snapshot || kind == .append ? [1, 2, 3, 0xFF] : nil
+            let sent = ReplicationMessage(kind, epoch: 7, stream: 0xDEAD_BEEF_0102_0304, sequence: UInt64.max - 1, payload: payload ?? [])
+            #expect(sent.header.count == ReplicationMessage.headerBytes)
+            let read = try ReplicationMessage.decode(header: sent.header, payload: payload)
+            #expect(read == sent)
+        }
+    }
+
+    /// The layout PROTOCOL.md gives: magic, version, kind, then epoch, stream and sequence big-endian.
+    @Test func theHeaderIsLaidOutAsDocumented() {
+        let header = ReplicationMessage(.acknowledged, epoch: 1, stream: 2, sequence: 0x0102).header
+        #expect(Array(header[0..<4]) == Array("ABRP".utf8))
+        #expect(header[4] == 1 && header[5] == 3)
+        #expect(Array(header[6..<14]) == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(Array(header[14..<22]) == [0, 0, 0, 0, 0, 0, 0, 2])
+        #expect(Array(header[22..<30]) == [0, 0, 0, 0, 0, 0, 1, 2])
+    }
+
+    @Test func malformedFramesAreRefusedWithTheReason() {
+        let good = ReplicationMessage(.append, epoch: 0, stream: 1, sequence: 1).header
+        #expect(throws: ReplicationMessageError.notReplication) { try ReplicationMessage.decode(header: good.dropLast(), payload: [1]) }
+        var wrongMagic = good
+        wrongMagic[0] = UInt8(ascii: "X")
+        #expect(throws: ReplicationMessageError.notReplication) { try ReplicationMessage.decode(header: wrongMagic, payload: [1]) }
+        var newer = good
+        newer[4] = 2
+        #expect(throws: ReplicationMessageError.unsupportedVersion(2)) { try ReplicationMessage.decode(header: newer, payload: [1]) }
+        var unknown = good
+        unknown[5] = 9
+        #expect(throws: ReplicationMessageError.unknownKind(9)) { try ReplicationMessage.decode(header: unknown, payload: [1]) }
+        #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: good, payload: nil) }
+        let acknowledgement = ReplicationMessage(.acknowledged, epoch: 0, stream: 1, sequence: 1).header
+        #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: acknowledgement, payload: [1]) }
+    }
+}
