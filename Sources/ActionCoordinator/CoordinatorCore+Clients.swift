@@ -229,7 +229,7 @@ extension CoordinatorCore {
         )
         requests.insert(pending)
         share.unfinished += 1
-        if isServed(request.action) {
+        if registry.isServed(request.action) {
             deadlines.insert(pending)
         } else if knownActions.isKnown(request.action) {
             // The fleet serves it, but no worker does now (one restarting, a fleet scaling up

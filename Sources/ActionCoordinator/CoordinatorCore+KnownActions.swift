@@ -45,11 +45,6 @@ extension CoordinatorCore {
     func journalDeferredKnownActions() {
         if knownActionsUnjournaled { journalKnownActions() }
     }
-
-    /// Since when no worker serves `action`, when it is known and nothing serves it now.
-    func waitingForWorkerSince(_ action: String) -> Date? {
-        knownActions.unservedSince(action)
-    }
 }
 
 extension CoordinatorCore {

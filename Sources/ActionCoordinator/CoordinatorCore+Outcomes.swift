@@ -29,7 +29,7 @@ extension CoordinatorCore {
         if !outcomes.keep(outcome, of: pending) { requests.remove(pending) }
         counters.completed += 1
         metrics?.finished(
-            outcome, actionIsServed: isServed(outcome.action), acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now
+            outcome, actionIsServed: registry.isServed(outcome.action), acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now
         )
         outbox.journal(.finished(outcome))
         recordStack(outcome, now: now)

@@ -91,7 +91,7 @@ extension CoordinatorCore {
                 // The early check of a request no registered worker served when it came; one
                 // that has been delivered since was served, and waits for its deadline. One for
                 // a known action came to the operator's cap (--max-wait-for-worker), unserved.
-                if pending.deliveries > 0 || isServed(pending.action) {
+                if pending.deliveries > 0 || registry.isServed(pending.action) {
                     deadlines.insert(pending)
                 } else {
                     expired.append(pending)
@@ -141,10 +141,5 @@ extension CoordinatorCore {
         }
         message += names.isEmpty ? " (no worker is registered)" : " (workers serve \(names.joined(separator: ", ")))"
         return .failure(for: pending.request, code: BusErrorCode.noWorker, message: message)
-    }
-
-    /// Whether a worker that takes new work (not draining, not unreachable) serves `action`.
-    func isServed(_ action: String) -> Bool {
-        registry.isServed(action)
     }
 }

@@ -17,7 +17,7 @@ extension CoordinatorCore {
         case .resultBatch(let outcomes):
             receivedResults(from: id, now: now) { take in outcomes.forEach(take) }
         default:
-            guard let worker = knownWorker(id, now: now) else {
+            guard let worker = registry.heardFrom(id, now: now) else {
                 if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
                 return
             }
@@ -31,7 +31,7 @@ extension CoordinatorCore {
     /// them (so that no array of a message's outcomes is made). Credits return and outcomes go
     /// out first; then their work goes out in one pass.
     package func receivedResults(from id: WorkerID, now: ContinuousClock.Instant, _ read: (_ take: (WireOutcome) -> Void) -> Void) {
-        guard let worker = knownWorker(id, now: now) else {
+        guard let worker = registry.heardFrom(id, now: now) else {
             // Unknown (expired, or the coordinator restarted): it must register again. A result
             // may still answer a request recovered from the journal.
             var adopted = false
@@ -45,12 +45,6 @@ extension CoordinatorCore {
         }
         read { outcome in result(outcome, from: worker.record, now: now, dispatching: false) }
         dispatch(now: now)
-    }
-
-    /// The registered worker `id`, now heard from; `returning` when it was unreachable until
-    /// now (its new connection took over the routing id), and its credits are back.
-    func knownWorker(_ id: WorkerID, now: ContinuousClock.Instant) -> (record: WorkerRecord, returning: Bool)? {
-        registry.heardFrom(id, now: now)
     }
 
     func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {

@@ -92,7 +92,7 @@ enum FleetReports {
     /// and running requests once.
     static func queues(
         lanes: [Lane: LaneQueue], workers: [WorkerID: WorkerRecord], sessions: [String: SessionPin], queued queuedCount: Int,
-        running runningCount: Int, unservedSince: [String: Date] = [:]
+        running runningCount: Int, unservedSince: [String: Date]
     ) -> FleetQueuesReport {
         var queued: [String: Int] = [:], running: [String: Int] = [:], serving: [String: Int] = [:]
         var sessionDepths: [(session: String, depth: Int)] = []
