@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// A size given on the command line: bytes, or a number with a unit: `KB`, `MB`, `GB`, `TB`
 /// (powers of 1000) or `KiB`, `MiB`, `GiB`, `TiB` (powers of 1024), in any case, as `df -H`
@@ -12,12 +11,7 @@ struct ByteSize: ExpressibleByArgument, Equatable, CustomStringConvertible {
     }
 
     init?(argument: String) {
-        let text = argument.trimmingCharacters(in: .whitespaces)
-        let digits = text.prefix { $0.isNumber || $0 == "." }
-        let unit = text.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
-        guard let number = Double(digits), number >= 0, let scale = Self.scales[unit] else { return nil }
-        let bytes = (number * scale).rounded()
-        guard bytes < 0x1p62 else { return nil }
+        guard let bytes = UnitNumber.value(of: argument, scales: Self.scales)?.rounded(), bytes < 0x1p62 else { return nil }
         self.bytes = Int(bytes)
     }
 
@@ -28,10 +22,7 @@ struct ByteSize: ExpressibleByArgument, Equatable, CustomStringConvertible {
     ]
 
     var description: String {
-        for (unit, scale) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes >= scale && bytes % scale == 0 {
-            return "\(bytes / scale)\(unit)"
-        }
-        return "\(bytes)"
+        UnitNumber.text(of: Int64(bytes), units: [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)], fallback: "")
     }
 
     var defaultValueDescription: String { description }

@@ -10,26 +10,26 @@ struct DurationArgument: ExpressibleByArgument, Equatable, CustomStringConvertib
     init(_ duration: Duration?) { self.duration = duration }
 
     init?(argument: String) {
-        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
-        if text == "never" {
+        if argument.trimmingCharacters(in: .whitespaces).lowercased() == "never" {
             duration = nil
             return
         }
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-        let unit = units.first { text.hasSuffix($0.suffix) && Double(text.dropLast($0.suffix.count)) != nil }
-        let number = unit.flatMap { Double(text.dropLast($0.suffix.count)) } ?? Double(text)
-        guard let number, number >= 0, number.isFinite else { return nil }
-        duration = .milliseconds(Int64((number * (unit?.seconds ?? 1) * 1000).rounded()))
+        guard let seconds = UnitNumber.value(of: argument, scales: Self.scales) else { return nil }
+        duration = .milliseconds(Int64((seconds * 1000).rounded()))
     }
+
+    /// Seconds per unit; a bare number is seconds.
+    private static let scales: [String: Double] = ["": 1, "ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400]
 
     var description: String {
         guard let duration else { return "never" }
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000)] where milliseconds >= size && milliseconds % size == 0 {
-            return "\(milliseconds / size)\(unit)"
-        }
-        return "\(milliseconds)ms"
+        return UnitNumber.text(
+            of: milliseconds, units: [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)], fallback: "ms"
+        )
     }
+
+    var defaultValueDescription: String { description }
 
     static var defaultCompletionKind: CompletionKind { .default }
 }
