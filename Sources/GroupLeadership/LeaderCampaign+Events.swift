@@ -72,8 +72,7 @@ extension LeaderCampaign {
         case let .leaseGranted(granted, requestedAt):
             leaseGranted(granted, requestedAt: requestedAt, at: now, into: &actions)
         case .leaseGrantFailed:
-            grantInFlight = false
-            if nextGrantAt != nil { nextGrantAt = now + configuration.retryInterval }
+            if grant == .asked { grant = .due(now + configuration.retryInterval) }
         case let .keepAliveSucceeded(renewed, sentAt):
             keepAliveSucceeded(renewed, sentAt: sentAt)
         case let .keepAliveFailed(leaseID):
@@ -114,7 +113,7 @@ extension LeaderCampaign {
         }
         if case let .fenced(until) = phase, now >= until {
             phase = .follower
-            nextGrantAt = now
+            grant = .due(now)
         }
     }
 
@@ -126,9 +125,8 @@ extension LeaderCampaign {
         case .follower, .candidate, .leader:
             break
         }
-        if lease == nil, !grantInFlight, let nextGrantAt, now >= nextGrantAt {
-            grantInFlight = true
-            self.nextGrantAt = nil
+        if lease == nil, case let .due(at) = grant, now >= at {
+            grant = .asked
             actions.append(.grantLease(ttlSeconds: configuration.leaseTTLSeconds, requestedAt: now))
         }
         guard let held = lease else { return }
@@ -149,7 +147,7 @@ extension LeaderCampaign {
     }
 
     private mutating func leaseGranted(_ granted: EtcdLease, requestedAt: Instant, at now: Instant, into actions: inout [Action]) {
-        grantInFlight = false
+        grant = .none
         guard lease == nil, phase == .follower else {
             // Asked for before the member was fenced or stopped: not wanted any more.
             actions.append(.revokeLease(id: granted.id))
@@ -158,7 +156,6 @@ extension LeaderCampaign {
         lease = HeldLease(
             id: granted.id, ttl: granted.ttl, lastRenewalSentAt: requestedAt, nextRenewalAt: requestedAt + configuration.renewInterval
         )
-        nextGrantAt = nil
         // Granted so late that it may be gone already: give it back and ask again.
         if let deadline = fenceDeadline, now >= deadline {
             loseLease(reason: .leaseMayExpire, at: now, into: &actions)
@@ -216,7 +213,7 @@ extension LeaderCampaign {
         case .candidate:
             phase = .fenced(until: now + configuration.rejoinDelay)
         case .follower, .fenced, .stopped:
-            nextGrantAt = now + configuration.retryInterval
+            grant = .due(now + configuration.retryInterval)
         }
         if reason != .leaseLost { actions.append(.revokeLease(id: held.id)) }
     }
@@ -225,7 +222,7 @@ extension LeaderCampaign {
         if case let .leader(epoch) = phase { actions.append(.stopServing(epoch: epoch, reason: .shutdown)) }
         if let held = lease { actions.append(.revokeLease(id: held.id)) }
         lease = nil
-        nextGrantAt = nil
+        grant = .none
         phase = .stopped
     }
 }

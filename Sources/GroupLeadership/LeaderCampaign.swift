@@ -88,9 +88,16 @@ package struct LeaderCampaign: Sendable {
     package let configuration: Configuration
     package internal(set) var phase: Phase = .follower
     var lease: HeldLease?
-    var grantInFlight = false
-    /// When the next lease grant may be asked for (nil: one is under way or one is held).
-    var nextGrantAt: Instant?
+    /// Where asking for a lease stands: due at a time, asked and unanswered, or not wanted
+    /// (a lease is held, or the member is fenced or stopped). One state, so that a failed grant
+    /// can only lead to another one being due.
+    enum LeaseGrant: Equatable {
+        case due(Instant)
+        case asked
+        case none
+    }
+
+    var grant: LeaseGrant
     package internal(set) var leaderView: LeaderView = .unknown
     /// The highest store revision among what the member has read: older reads are stale.
     var lastSeenRevision: Int64 = 0
@@ -103,7 +110,7 @@ package struct LeaderCampaign: Sendable {
     /// A member that will ask for a lease on its first event.
     package init(configuration: Configuration = Configuration(), startingAt now: Instant) {
         self.configuration = configuration
-        nextGrantAt = now
+        grant = .due(now)
     }
 
     /// The epoch it serves at `now`, if it leads and its lease cannot have expired yet.
@@ -124,13 +131,17 @@ package struct LeaderCampaign: Sendable {
     /// The id of the lease it holds.
     package var leaseID: Int64? { lease?.id }
 
+    /// A follower with no lease that is neither asking for one nor due to: it would never lead
+    /// again. Never true; the simulation checks it after every step.
+    package var isStranded: Bool { phase == .follower && lease == nil && grant == .none }
+
     /// The next time it needs an event (a tick) even if nothing else happens: the fence deadline,
     /// the next renewal, grant, or the end of its fenced wait.
     package var nextWakeUp: Instant? {
         var candidates: [Instant] = []
         if let deadline = fenceDeadline { candidates.append(deadline) }
         if let lease, !lease.renewalInFlight, !journalStalled { candidates.append(lease.nextRenewalAt) }
-        if let nextGrantAt, !grantInFlight { candidates.append(nextGrantAt) }
+        if case let .due(at) = grant { candidates.append(at) }
         if case let .fenced(until) = phase { candidates.append(until) }
         return candidates.min()
     }

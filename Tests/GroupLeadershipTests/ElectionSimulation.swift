@@ -221,6 +221,9 @@ struct ElectionSimulation {
     mutating func check() {
         etcd.expire(at: now)
         for (index, member) in members.enumerated() {
+            if member.campaign.isStranded {
+                violations.append("member \(index) holds no lease and will never ask for one")
+            }
             guard let epoch = member.campaign.servingEpoch(at: now) else { continue }
             guard let leaseID = member.campaign.leaseID, etcd.isAlive(leaseID, at: now) else {
                 violations.append("member \(index) serves epoch \(epoch) at a moment its lease may have expired")

@@ -27,6 +27,18 @@ import Testing
         return campaign
     }
 
+    /// Found in review: a failed grant left nothing due, so the member never asked again and
+    /// the group could stay leaderless for good.
+    @Test func aFailedLeaseGrantIsAskedForAgainAfterTheRetryInterval() {
+        var campaign = LeaderCampaign(configuration: configuration, startingAt: at(0))
+        #expect(campaign.handle(.tick, at: at(0)) == [.grantLease(ttlSeconds: 3, requestedAt: at(0))])
+        #expect(campaign.handle(.leaseGrantFailed, at: at(10)) == [])
+        #expect(!campaign.isStranded)
+        let retry = at(10) + configuration.retryInterval
+        #expect(campaign.nextWakeUp == retry)
+        #expect(campaign.handle(.tick, at: retry) == [.grantLease(ttlSeconds: 3, requestedAt: retry)])
+    }
+
     @Test func asksForALeaseThenCampaignsOnlyOnAVacantKey() {
         var campaign = LeaderCampaign(configuration: configuration, startingAt: at(0))
         #expect(campaign.handle(.tick, at: at(0)) == [.grantLease(ttlSeconds: 3, requestedAt: at(0))])
