@@ -297,6 +297,21 @@ package final class RequestJournal {
         return (recovery, offset)
     }
 
+    /// Replaces the file at `path` with `bytes` so that a crash leaves the old file or the new
+    /// one, whole: written beside, synced, renamed over it, the directory synced. For small
+    /// files kept next to the journal (a standby's epoch).
+    package static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(JournalError) {
+        let temporary = path + ".new"
+        do throws(JournalError) {
+            try writeFile(temporary, bytes: bytes)
+            guard rename(temporary, path) == 0 else { throw JournalError.system("cannot replace", path: path, errno: errno) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
     private static func writeFile(_ path: String, bytes: [UInt8]) throws(JournalError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError.system("cannot create", path: path, errno: errno) }

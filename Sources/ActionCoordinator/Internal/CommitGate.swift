@@ -34,6 +34,10 @@ final class CommitGate {
     init(configuration: CoordinatorConfiguration, loop: IOLoop<CoordinatorDriver>, context: ZMQContext, logger: Logger) throws {
         self.loop = loop
         self.logger = logger
+        // A standby copies the journal: with none, it would be configured and silently unused.
+        guard configuration.standbys.isEmpty || configuration.dataDirectory != nil else {
+            throw JournalError("standbys \(configuration.standbys) need a journal to replicate: set a data directory, or no standbys")
+        }
         let journalFile = try configuration.dataDirectory.map {
             try RequestJournal(directory: $0, compactionBytes: configuration.journalCompactionBytes)
         }

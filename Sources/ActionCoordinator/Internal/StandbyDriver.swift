@@ -144,15 +144,10 @@ final class StandbyDriver: IOLoopDriver {
     /// Keeps the highest epoch across restarts, written before anything of that epoch is
     /// acknowledged (beside, synced, renamed), so a restarted standby still refuses older ones.
     private func saveEpoch() {
-        let temporary = epochFile + ".new"
-        let bytes = Array("\(position.epoch)\n".utf8)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return fail(.system("cannot create", path: temporary, errno: errno)) }
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, epochFile) == 0 else {
-            return fail(.system("cannot write", path: epochFile, errno: errno))
+        do throws(JournalError) {
+            try RequestJournal.replaceAtomically(epochFile, with: Array("\(position.epoch)\n".utf8))
+        } catch {
+            fail(error)
         }
     }
 }
