@@ -145,7 +145,19 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// The journal's thread has the loop call it after each commit.
     func releaseCommitted() {
         guard commitGate.isJournaling else { return }
+        var unreplicated = 0
+        defer {
+            if unreplicated > 0 {
+                logger.warning("replies withheld at shutdown: a standby never acknowledged their commit", metadata: [
+                    "replies.withheld": "\(unreplicated)",
+                ])
+            }
+        }
         for batch in commitGate.takeCommitted() where !commitGate.hasFailed {
+            if batch.unreplicated {
+                unreplicated += batch.output.replies.count + batch.output.acceptances.count
+                continue
+            }
             if let failure = batch.failure {
                 stopAfterJournalFailure(failure, withheld: batch.output.replies.count + batch.output.acceptances.count)
                 return

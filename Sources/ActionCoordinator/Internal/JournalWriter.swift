@@ -25,6 +25,9 @@ final class JournalWriter: @unchecked Sendable {
         /// The free bytes of the journal's file system, measured after this commit when the
         /// journal had grown by the measuring step since the last measurement.
         let freeDiskBytes: Int?
+        /// Written here, but a standby never acknowledged it before the coordinator stopped:
+        /// its output must not leave (clients resend to the coordinator that serves next).
+        var unreplicated = false
     }
 
     /// What the loop handed over, in order, for the journal's thread to take.
@@ -178,8 +181,14 @@ final class JournalWriter: @unchecked Sendable {
                 try journal.committedFileBytes()
             }
             // Stopping with a standby that never acknowledged: nothing of the group may be
-            // said; the clients resend to the coordinator that serves next.
-            guard acknowledged else { return }
+            // said; the loop counts what it withholds.
+            guard acknowledged else {
+                finished.withLock { finished in
+                    finished += group.map { Finished(output: $0, failure: nil, needsCompaction: false, freeDiskBytes: nil, unreplicated: true) }
+                }
+                wake()
+                return
+            }
         }
         // Asked once, after the group's commit: the loop starts one compaction for it.
         let needsCompaction = failure == nil && journal.needsCompaction
