@@ -141,7 +141,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "actionbus", "ActionBusTestSupport", "ActionClient", "ActionCore", "ActionTransport", "ActionWire", "ExampleFeatures",
+                "actionbus", "ActionBusTestSupport", "ActionClient", "ActionCore", "ActionJournal", "ActionTransport", "ActionWire",
+                "ExampleFeatures",
                 "ZeroMQ", "Locking",
             ],
             // The zguide's Majordomo examples (unmodified) and the browser driver, run with Python.

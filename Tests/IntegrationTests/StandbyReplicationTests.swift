@@ -1,4 +1,5 @@
 import ActionBusTestSupport
+import ActionJournal
 import Foundation
 import Testing
 
@@ -48,13 +49,19 @@ struct StandbyReplicationTests {
                    "w1 did not start serving: \(worker.stderr)")
         leader.signal(SIGKILL)
         try expect(leader.waitForExit(timeout: .seconds(10)) != nil, "the leader did not die")
-        let answeredBeforeKill = load.stdoutLines.count
-        #expect(answeredBeforeKill < count / 2, "the kill came too late to test anything (\(answeredBeforeKill) answered)")
+        let answeredBeforeKill = try OutcomeLine.parse(load.stdoutLines).map(\.request)
+        #expect(answeredBeforeKill.count < count / 2, "the kill came too late to test anything (\(answeredBeforeKill.count) answered)")
 
         // Failing over by hand: the standby stops, a coordinator starts on its directory at the
         // leader's endpoints.
         standby.signal(SIGTERM)
         try expect(standby.waitForExit(timeout: .seconds(10)) == 0, "the standby did not stop: \(standby.stderr.suffix(2000))")
+        // Synchronous: every outcome a client had before the kill is in the copy (a leader that
+        // answered before its standby synced would leave the last ones out).
+        let (recovery, _) = try RequestJournal.recovery(of: [UInt8](try #require(Self.journal(copy))))
+        let finishedInCopy = Set(recovery.finished.map(\.requestID))
+        let missing = answeredBeforeKill.filter { !finishedInCopy.contains($0) }
+        #expect(missing.isEmpty, "\(missing.count) outcomes answered before the kill are not in the copy, e.g. \(missing.prefix(3))")
         let successor = try bus.startCoordinator(fast + ["--data-dir", copy], name: "successor")
         let opened = try #require(successor.logRecords(withField: "journal.unfinished").first, "no journal opened: \(successor.stderr)")
         #expect(opened.integer("journal.unfinished") ?? 0 > 0, "the copy held no unfinished work: \(successor.stderr)")
@@ -68,6 +75,36 @@ struct StandbyReplicationTests {
         // died (held by the worker, or finished in the last commits): a few times its credits.
         let ran = try LoadTests.actionsRun([worker])
         #expect(ran >= count && ran <= count + 4 * credits, "ran \(ran) for \(count) requests")
+    }
+
+    /// Synchronous, not merely replicated: with the standby paused, the leader tells clients
+    /// nothing more, so when both die every outcome a client had is in the copy. (A leader that
+    /// answered before its standby synced would have answered during the pause, and the copy
+    /// would lack those answers.)
+    @Test func everyOutcomeAClientHadIsInTheCopyWhenTheStandbyLaggedAndBothDied() throws {
+        let bus = try BusFixture()
+        let (leader, standby, _, copy) = try Self.startLeaderAndStandby(bus)
+        try bus.startWorker("w1", coordinator: leader, ["--heartbeat-ms", "200"])
+        let load = try bus.start("load", ["perform", "Echo.say", "--input", #"{"text":"x"}"#, "--count", "100000", "--concurrency", "200",
+                                          "--timeout", "60", "--json", "--coordinator", bus.clients])
+        try expect(waitUntil(interval: .milliseconds(50)) { (try? bus.statistics()["completed"]) ?? 0 > 1000 }, "the load did not start")
+        standby.signal(SIGSTOP)
+        // Well within --standby-timeout (2 s): the standby is in sync, only late.
+        Thread.sleep(forTimeInterval: 0.5)
+        leader.signal(SIGKILL)
+        try expect(leader.waitForExit(timeout: .seconds(10)) != nil, "the leader did not die")
+        standby.signal(SIGKILL)
+        try expect(standby.waitForExit(timeout: .seconds(10)) != nil, "the standby did not die")
+        load.signal(SIGKILL)
+        _ = load.waitForExit(timeout: .seconds(10))
+        // Killed mid-write, its last line may be cut short (and what it had not flushed is lost:
+        // the lines read are a subset of what it was told).
+        let answered = load.stdoutLines.compactMap { try? OutcomeLine.parse([$0]).first?.request }
+        #expect(answered.count >= 100, "too few outcomes reached the client to test anything")
+        let (recovery, _) = try RequestJournal.recovery(of: [UInt8](try #require(Self.journal(copy))))
+        let finishedInCopy = Set(recovery.finished.map(\.requestID))
+        let missing = answered.filter { !finishedInCopy.contains($0) }
+        #expect(missing.isEmpty, "\(missing.count) of \(answered.count) outcomes clients had are not in the copy, e.g. \(missing.prefix(3))")
     }
 
     @Test func aRestartedStandbyCatchesUpAndTheLeaderAcceptsAgain() throws {
