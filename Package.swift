@@ -125,7 +125,7 @@ let package = Package(
         ),
         // What the test targets share: the bus fixture (processes killed by PID), bounded waits,
         // the coordinator's reports as the tests read them, and seeded random inputs.
-        .target(name: "ActionBusTestSupport", dependencies: ["Locking"], path: "Tests/ActionBusTestSupport"),
+        .target(name: "ActionBusTestSupport", dependencies: ["ActionJournal", "Locking"], path: "Tests/ActionBusTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "Locking"]),
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ActionBusTestSupport", "ActionWire"]),
         .testTarget(name: "ActionWireTests", dependencies: ["ActionWire", "ActionTransport", "ActionBusTestSupport", "ZeroMQ"]),

@@ -1,3 +1,4 @@
+import ActionJournal
 import Foundation
 
 #if canImport(Glibc)
@@ -41,11 +42,9 @@ package final class SmallFileSystem: @unchecked Sendable {
 
     deinit { unmount() }
 
-    /// Its free bytes, as the coordinator measures them (`f_bavail × f_frsize`).
+    /// Its free bytes, measured as the coordinator measures them.
     package var freeBytes: Int {
-        var status = statvfs()
-        guard statvfs(path, &status) == 0 else { return 0 }
-        return Int(status.f_bavail) * Int(status.f_frsize)
+        FileSystemSpace.availableBytes(at: path) ?? 0
     }
 
     /// Writes the file `name` (or adds to it) until at most `bytes` are left free, or none.

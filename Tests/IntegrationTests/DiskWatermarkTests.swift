@@ -126,7 +126,9 @@ struct DiskWatermarkTests {
         let perform = try bus.start("perform-slow", ["perform", "Clock.sleep", "--input", #"{"ms":30000}"#, "--timeout", "6",
                                                      "--coordinator", bus.clients, "--log-format", "json", "--log-level", "info"])
         // Accepted (ACCEPTED goes 100 ms after the request is recorded), then the coordinator goes.
-        _ = waitUntil(timeout: .seconds(5)) { (try? bus.statistics()["running"]) == 1 }
+        try expect(waitUntil(timeout: .seconds(5)) { (try? bus.statistics()["running"]) == 1 }, "the request did not start")
+        // Its ACCEPTED leaves 100 ms after the record is committed; no sign of its arrival is
+        // visible from outside the client, so it is given five times that.
         Thread.sleep(forTimeInterval: 0.5)
         coordinator.signal(SIGKILL)
         try expect(perform.waitForExit(timeout: .seconds(30)) != nil, "perform did not give up")

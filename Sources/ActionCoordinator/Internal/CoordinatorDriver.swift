@@ -181,6 +181,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// Hands a measurement to the core; a disk that just filled has its journal compacted at
     /// once, which frees what finished requests took.
     private func diskMeasured(_ freeBytes: Int) {
+        // Any measurement, the journal thread's too, puts off the next timed one.
+        lastDiskMeasurement = .now
         if core.measuredFreeDisk(freeBytes) == .filled { commitGate.compact(core) }
     }
 

@@ -204,12 +204,13 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// The file system's free bytes, when the journal has grown by the measuring step since the
-    /// last measurement (or shrunk: a compaction freed space); one `statvfs` per step, none per
-    /// commit.
+    /// last measurement; one `statvfs` per step, none per commit. A journal that shrank (a
+    /// compaction, which the loop measures after) only moves the baseline.
     private func measureDiskIfGrown() -> Int? {
         guard let step = diskMeasuringStep else { return nil }
         let bytes = journal.fileBytes
-        guard bytes - bytesAtDiskMeasurement >= step || bytes < bytesAtDiskMeasurement else { return nil }
+        if bytes < bytesAtDiskMeasurement { bytesAtDiskMeasurement = bytes }
+        guard bytes - bytesAtDiskMeasurement >= step else { return nil }
         bytesAtDiskMeasurement = bytes
         return FileSystemSpace.availableBytes(at: journal.directory)
     }
