@@ -1,3 +1,5 @@
+import Foundation
+
 extension EtcdClient {
     /// Grants a lease of `ttlSeconds` (etcd may raise it to its minimum).
     package func grantLease(ttlSeconds: Int64) async throws(EtcdError) -> EtcdLease {
@@ -39,7 +41,8 @@ extension EtcdClient {
     /// `error`, as ``EtcdError/leaseNotFound(id:)`` when it is the gateway's "lease not found"
     /// (gRPC code 5, NOT_FOUND, HTTP 404).
     static func leaseError(_ error: EtcdError, id: Int64) -> EtcdError {
-        if case let .httpStatus(code, body) = error, code == 404, body.contains("lease not found") {
+        if case let .httpStatus(status, body) = error, status == 404,
+           (try? JSONDecoder().decode(EtcdWire.ErrorAnswer.self, from: Data(body.utf8)))?.code == EtcdWire.ErrorAnswer.notFound {
             return .leaseNotFound(id: id)
         }
         return error

@@ -143,5 +143,8 @@ enum EtcdWire {
     struct ErrorAnswer: Decodable {
         var message: String?
         var code: Int?
+
+        /// gRPC's NOT_FOUND: what the lease calls answer for a lease that is gone.
+        static let notFound = 5
     }
 }
