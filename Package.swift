@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "ActionCoordinator",
             dependencies: [
-                "ActionCore", "ActionJournal", "ActionWire", "ActionTransport", "ZeroMQ",
+                "ActionCore", "ActionJournal", "ActionWire", "ActionTransport", "GroupLeadership", "ZeroMQ",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,7 +142,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "actionbus", "ActionBusTestSupport", "ActionClient", "ActionCore", "ActionJournal", "ActionTransport", "ActionWire",
-                "ExampleFeatures",
+                "ExampleFeatures", "GroupLeadership",
                 "ZeroMQ", "Locking",
             ],
             // The zguide's Majordomo examples (unmodified) and the browser driver, run with Python.

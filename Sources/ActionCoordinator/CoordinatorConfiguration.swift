@@ -116,6 +116,8 @@ public struct CoordinatorConfiguration: Sendable {
     /// (availability): it leaves the in-sync set and commits stop waiting for it, so what is
     /// accepted meanwhile is on the leader's disk alone.
     public var standbyOptional = false
+    /// Set by ``GroupMember`` for the term this coordinator leads its group.
+    package var leadership: LeadershipTerm?
 
     /// The defaults: loopback ports 5555, 5556 and 5557.
     public init() {}

@@ -1,23 +1,22 @@
 /// Where a leader's standbys stand: what admission and `actionbus stats` read.
 package struct ReplicationStatus: Equatable, Sendable {
-    /// Standbys configured (`--standby`).
+    /// Standbys configured (`--standby`, or the other members of a group).
     package var configured = 0
     /// Standbys that hold the leader's journal and acknowledge its commits in time.
     package var inSync = 0
-    /// Whether the operator chose availability (`--standby-optional`): a lagging standby
-    /// leaves the in-sync set and commits stop waiting for it.
-    package var standbyOptional = false
+    /// In-sync standbys needed to accept new requests: every configured one by default, none
+    /// with `--standby-optional`, a group's minimum in a group.
+    package var required = 0
 
-    package init(configured: Int = 0, inSync: Int = 0, standbyOptional: Bool = false) {
+    package init(configured: Int = 0, inSync: Int = 0, required: Int = 0) {
         self.configured = configured
         self.inSync = inSync
-        self.standbyOptional = standbyOptional
+        self.required = required
     }
 
-    /// Why new requests must be refused `unavailable`, or `nil`: without
-    /// `--standby-optional`, every configured standby must be in sync.
+    /// Why new requests must be refused `unavailable`, or `nil`.
     package var refusal: String? {
-        guard !standbyOptional, inSync < configured else { return nil }
-        return "too few in-sync standbys: \(inSync) of \(configured); accepted requests keep running"
+        guard inSync < required else { return nil }
+        return "too few in-sync standbys: \(inSync) of \(configured), \(required) needed; accepted requests keep running"
     }
 }

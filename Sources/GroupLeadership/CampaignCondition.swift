@@ -31,3 +31,14 @@ package struct CampaignCondition: Sendable {
     /// Where a group's in-sync set is kept.
     package static func inSyncKey(group: String) -> String { "/actionbus/\(group)/insync" }
 }
+
+extension CampaignCondition {
+    /// As ``inSyncSet(group:contains:)``, and while the set was never recorded (a new group),
+    /// only the `bootstrap` member may lead, so that two fresh members never both start one.
+    package static func inSyncSet(group: String, contains member: String, bootstrap: Bool) -> CampaignCondition {
+        let inSet = inSyncSet(group: group, contains: member)
+        return CampaignCondition(key: inSet.key) { keyValue in
+            keyValue == nil ? bootstrap : inSet.allows(keyValue)
+        }
+    }
+}

@@ -8,6 +8,9 @@ package struct SocketMonitorEvents: OptionSet, Sendable {
     package static let connected = SocketMonitorEvents(rawValue: ZMQ_EVENT_CONNECTED)
     /// A connection was lost: whatever libzmq had written to it and the peer had not read is gone.
     package static let disconnected = SocketMonitorEvents(rawValue: ZMQ_EVENT_DISCONNECTED)
+    /// A connection attempt failed (nothing listens there, or the host did not answer) and
+    /// will be tried again.
+    package static let connectRetried = SocketMonitorEvents(rawValue: ZMQ_EVENT_CONNECT_RETRIED)
     /// The ZMTP handshake with a peer completed.
     package static let handshakeSucceeded = SocketMonitorEvents(rawValue: ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
 

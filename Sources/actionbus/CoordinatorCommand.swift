@@ -17,6 +17,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var tuning: CoordinatorTuning
     @OptionGroup var journal: JournalOptions
     @OptionGroup var replication: ReplicationOptions
+    @OptionGroup var groupOptions: GroupOptions
     @OptionGroup var curve: CurveServerOptions
     @OptionGroup var httpOptions: HTTPOptions
     @OptionGroup var payloadAccess: PayloadAccessOptions
@@ -25,6 +26,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     func validate() throws {
         if !replication.standbys.isEmpty, journal.noJournal {
             throw ValidationError("--standby replicates the journal: it cannot go with --no-journal")
+        }
+        if groupOptions.isGroup {
+            if journal.noJournal { throw ValidationError("--group replicates the journal: it cannot go with --no-journal") }
+            if !replication.standbys.isEmpty { throw ValidationError("--group makes the other members the standbys: leave out --standby") }
+            if replication.standbyOptional { throw ValidationError("--group chooses with --min-in-sync-standbys: leave out --standby-optional") }
+            if httpOptions.http != nil { throw ValidationError("--http does not yet go with --group") }
         }
     }
 
@@ -43,6 +50,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the coordinator dies")
+        }
+        if groupOptions.isGroup {
+            let member = try GroupMember(configuration: groupOptions.configuration(coordinator: configuration, dataDirectory: journal.dataDir), logger: logger)
+            try await runServices([member], logger: logger)
+            logger.info("group member stopped")
+            return
         }
         let metrics = httpOptions.http.map { _ in HTTPOptions.bootstrapMetrics() }
         configuration.recordsMetrics = metrics != nil

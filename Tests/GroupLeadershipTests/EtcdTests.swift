@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import Foundation
 import Testing
 

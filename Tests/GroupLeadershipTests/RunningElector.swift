@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import GroupLeadership
 import Locking
 

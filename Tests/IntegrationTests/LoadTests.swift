@@ -7,6 +7,21 @@ import Testing
 /// benchmarks).
 @Suite("Load", .serialized, .timeLimit(.minutes(3)))
 struct LoadTests {
+    /// Every request of `load` succeeded, each reported once, and ran once but for those whose
+    /// run was not yet recorded when their coordinator died (held by the worker, or finished in
+    /// the last commits): at most a few times the worker's credits more. Returns their ids.
+    @discardableResult
+    static func expectEachSucceededOnce(_ load: BusProcess, count: Int, worker: BusProcess, credits: Int = 16) throws -> [String] {
+        #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr.suffix(2000))")
+        let outcomes = try OutcomeLine.parse(load.stdoutLines)
+        #expect(outcomes.count == count)
+        #expect(Set(outcomes.map(\.request)).count == count, "each request reported once")
+        #expect(outcomes.allSatisfy { $0.outcome == "success" }, "\(outcomes.first { $0.outcome != "success" }.map { "\($0)" } ?? "")")
+        let ran = try LoadTests.actionsRun([worker])
+        #expect(ran >= count && ran <= count + 4 * credits, "ran \(ran) for \(count) requests")
+        return outcomes.map(\.request)
+    }
+
     /// How many actions the workers ran, from the `worker.completed` field of the summary each
     /// logs (as JSON) when it stops.
     static func actionsRun(_ workers: [BusProcess]) throws -> Int {

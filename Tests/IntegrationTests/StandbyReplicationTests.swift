@@ -66,15 +66,7 @@ struct StandbyReplicationTests {
         let opened = try #require(successor.logRecords(withField: "journal.unfinished").first, "no journal opened: \(successor.stderr)")
         #expect(opened.integer("journal.unfinished") ?? 0 > 0, "the copy held no unfinished work: \(successor.stderr)")
 
-        #expect(load.waitForExit(timeout: .seconds(120)) == 0, "\(load.stderr.suffix(2000))")
-        let outcomes = try OutcomeLine.parse(load.stdoutLines)
-        #expect(outcomes.count == count)
-        #expect(Set(outcomes.map(\.request)).count == count, "each request reported once")
-        #expect(outcomes.allSatisfy { $0.outcome == "success" }, "\(outcomes.first { $0.outcome != "success" }.map { "\($0)" } ?? "")")
-        // Each request ran once, but for those whose run was not yet recorded when the leader
-        // died (held by the worker, or finished in the last commits): a few times its credits.
-        let ran = try LoadTests.actionsRun([worker])
-        #expect(ran >= count && ran <= count + 4 * credits, "ran \(ran) for \(count) requests")
+        _ = try LoadTests.expectEachSucceededOnce(load, count: count, worker: worker, credits: credits)
     }
 
     /// Synchronous, not merely replicated: with the standby paused, the leader tells clients

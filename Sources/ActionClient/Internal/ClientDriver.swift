@@ -19,9 +19,15 @@ final class ClientDriver: IOLoopDriver {
     private let configuration: ActionClientConfiguration
     private let limits: WireLimits
     private let logger: Logger
-    private let socket: Socket
-    /// The DEALER's monitor: tells when its connection to the coordinator dropped.
-    private let connectionEvents: Socket
+    @exclusivity(unchecked) private var socket: Socket
+    /// The DEALER's monitor: tells when its connection to the coordinator dropped (and, for a
+    /// group, when nothing listens where it connects).
+    @exclusivity(unchecked) private var connectionEvents: Socket
+    /// The coordinator, or the members of a coordinator group, and the one connected to.
+    @exclusivity(unchecked) private var members: MemberEndpoints
+    @exclusivity(unchecked) private var connections = 0
+    @exclusivity(unchecked) private var movedAt = ContinuousClock.now
+    private let clientID: String
     @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
     @exclusivity(unchecked) private var unsent: Deque<PendingCall> = []
@@ -48,22 +54,70 @@ final class ClientDriver: IOLoopDriver {
         )
         self.pending = PendingCalls(clientID: clientID)
         self.logger = logger
-        // The client id is the connection's routing id, so a reconnected client is the same
-        // peer to the coordinator and its outcomes still reach it.
-        socket = try runtime.makeBusDealer(
-            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes,
-            routingID: Array(clientID.utf8), curve: configuration.curve
+        self.clientID = clientID
+        members = MemberEndpoints(configuration.coordinatorEndpoint)
+        (socket, connectionEvents) = try Self.connect(
+            runtime: runtime, configuration: configuration, clientID: clientID, to: members.current, watchingRefusals: members.isGroup, connection: 0
         )
-        // A dropped connection loses what libzmq had already written to it: evidence of loss,
-        // so what is outstanding goes again (the coordinator answers copies from its table).
-        let monitorEndpoint = "inproc://actionbus-client-\(clientID)-connection"
-        try socket.monitor(monitorEndpoint, events: .disconnected)
-        connectionEvents = try runtime.makeSocket(.pair)
-        try connectionEvents.connect(monitorEndpoint)
-        runtime.register(socket) { [unowned self] _ in read() }
-        runtime.register(connectionEvents) { [unowned self] _ in readConnectionEvents() }
+        registerConnection()
         let interval = CoordinatorWatch.sweepInterval(heartbeatInterval: configuration.heartbeatInterval)
         runtime.schedule(after: interval, repeating: interval) { [unowned self] in sweep() }
+    }
+
+    /// A DEALER to `endpoint` and its monitor. The client id is the connection's routing id, so
+    /// a reconnected client is the same peer to the coordinator and its outcomes still reach it.
+    private static func connect(
+        runtime: IOLoopRuntime, configuration: ActionClientConfiguration, clientID: String, to endpoint: String, watchingRefusals: Bool,
+        connection: Int
+    ) throws -> (socket: Socket, events: Socket) {
+        let socket = try runtime.makeBusDealer(
+            connectingTo: endpoint, maxMessageBytes: configuration.maxMessageBytes, routingID: Array(clientID.utf8), curve: configuration.curve
+        )
+        do {
+            // A dropped connection loses what libzmq had already written to it: evidence of
+            // loss, so what is outstanding goes again (the coordinator answers copies from its
+            // table). A group member that refuses the connection is not the leader.
+            let monitorEndpoint = "inproc://actionbus-client-\(clientID)-connection-\(connection)"
+            try socket.monitor(monitorEndpoint, events: watchingRefusals ? [.disconnected, .connectRetried] : .disconnected)
+            let events = try runtime.makeSocket(.pair)
+            try events.connect(monitorEndpoint)
+            return (socket, events)
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    private func registerConnection() {
+        runtime.register(socket) { [unowned self] _ in read() }
+        runtime.register(connectionEvents) { [unowned self] _ in readConnectionEvents() }
+    }
+
+    /// Moves to the next member of a coordinator group: what the old connection held is lost,
+    /// so what is outstanding goes again, once the new member answers the PING sent now.
+    private func moveToNextMember(now: ContinuousClock.Instant) {
+        runtime.unregister(socket)
+        runtime.unregister(connectionEvents)
+        try? socket.setOption(.linger, 0)
+        socket.close()
+        connectionEvents.close()
+        connections += 1
+        let endpoint = members.advance()
+        do {
+            (socket, connectionEvents) = try Self.connect(
+                runtime: runtime, configuration: configuration, clientID: clientID, to: endpoint, watchingRefusals: true, connection: connections
+            )
+        } catch {
+            logger.error("cannot connect to the next coordinator group member; stopping", metadata: ["endpoint": "\(endpoint)", "zmq.error": "\(error)"])
+            runtime.stop()
+            return
+        }
+        registerConnection()
+        movedAt = now
+        watch.restartSilence(at: now)
+        let resent = takeBackOutstanding()
+        logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)", "requests.outstanding": "\(resent)"])
+        send(.ping)
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -238,6 +292,10 @@ final class ClientDriver: IOLoopDriver {
     /// are outstanding, ping a quiet coordinator every heartbeat interval (the PONG names its
     /// instance); past the liveness, send nothing new until it answers.
     private func watchCoordinator(now: ContinuousClock.Instant) {
+        if members.isGroup, now - movedAt >= configuration.heartbeatInterval * 2,
+           watch.shouldTryAnotherMember(at: now, waiting: !pending.isEmpty) {
+            return moveToNextMember(now: now)
+        }
         let action = watch.sweep(at: now, waiting: !pending.isEmpty)
         if action.sendPing { send(.ping) }
         if let silence = action.fellSilentAfter {
@@ -273,9 +331,16 @@ final class ClientDriver: IOLoopDriver {
 
     private func readConnectionEvents() {
         var lost = false
+        var refused = false
         for _ in 0..<Self.batchSize {
             guard connectionEvents.receiveIfAvailable(into: &incoming) else { break }
-            if incoming.count >= 1, SocketMonitorEvents(monitorFrame: incoming[0]).contains(.disconnected) { lost = true }
+            guard incoming.count >= 1 else { continue }
+            let event = SocketMonitorEvents(monitorFrame: incoming[0])
+            if event.contains(.disconnected) { lost = true }
+            if event.contains(.connectRetried) { refused = true }
+        }
+        if members.isGroup, lost || refused {
+            return moveToNextMember(now: .now)
         }
         guard lost else { return }
         carryOut(watch.connectionDropped(outstanding: outstanding))

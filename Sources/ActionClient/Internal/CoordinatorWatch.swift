@@ -133,6 +133,17 @@ package struct CoordinatorWatch {
         holdsNewRequests ? now - lastHeard : nil
     }
 
+    /// Whether a client of a coordinator group should try the next member: it waits, and the
+    /// one it talks to has been quiet for two heartbeats (a PING went unanswered).
+    package func shouldTryAnotherMember(at now: ContinuousClock.Instant, waiting: Bool) -> Bool {
+        waiting && now - lastHeard >= heartbeatInterval * 2
+    }
+
+    /// Counts silence from now: a client that moved to another member gives it its own time.
+    package mutating func restartSilence(at now: ContinuousClock.Instant) {
+        lastHeard = now
+    }
+
     // MARK: A call's last chance
 
     /// When a call whose caller waits until `deadline` is asked about once more: past the

@@ -148,7 +148,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         var unreplicated = 0
         defer {
             if unreplicated > 0 {
-                logger.warning("replies withheld at shutdown: a standby never acknowledged their commit", metadata: [
+                logger.warning("replies withheld: a standby never acknowledged their commit before shutdown, or this group leader's lease may have run out", metadata: [
                     "replies.withheld": "\(unreplicated)",
                 ])
             }

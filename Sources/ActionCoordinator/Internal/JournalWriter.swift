@@ -180,8 +180,8 @@ final class JournalWriter: @unchecked Sendable {
             let acknowledged = replication.waitForAcknowledgements(through: sequence) { () throws(JournalError) in
                 try journal.committedFileBytes()
             }
-            // Stopping with a standby that never acknowledged: nothing of the group may be
-            // said; the loop counts what it withholds.
+            // Stopping with a standby that never acknowledged, or a group leader whose lease may
+            // have run out: nothing of the group may be said; the loop counts what it withholds.
             guard acknowledged else {
                 finished.withLock { finished in
                     finished += group.map { Finished(output: $0, failure: nil, needsCompaction: false, freeDiskBytes: nil, unreplicated: true) }

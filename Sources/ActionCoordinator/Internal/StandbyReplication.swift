@@ -19,7 +19,12 @@ import ZeroMQ
 ///   out of sync, which makes the coordinator refuse new requests `unavailable`, while what was
 ///   accepted keeps running and its replies wait for the standby to come back;
 /// - with `standbyOptional`, only the in-sync ones: one that falls behind leaves the in-sync
-///   set (logged as an error, with what is given up) and is sent the whole journal to catch up.
+///   set (logged as an error, with what is given up) and is sent the whole journal to catch up;
+/// - in a group's term (``LeadershipTerm``), those recorded in sync in etcd, where only they
+///   may win the next election: a standby is awaited from before it is recorded until after
+///   it is recorded out, so nothing is released that an electable standby lacks. One that
+///   falls behind is recorded out (the journal's thread waits for etcd), then sent the whole
+///   journal; one that catches up is awaited at once and recorded in.
 ///
 /// A standby (re)joins by the whole journal: the leader sends its committed file as a snapshot
 /// at the current sequence when it starts, and whenever a standby asks (``ReplicationMessage``
@@ -37,10 +42,19 @@ final class StandbyReplication: @unchecked Sendable {
         var owingSince: ContinuousClock.Instant?
         /// When it was last asked where it is (a probe).
         var probedAt: ContinuousClock.Instant?
+        /// In a group: whether the in-sync set in etcd may hold it (so commits wait for it).
+        var electable = false
+        /// In a group: being recorded out of the in-sync set.
+        var leaving = false
     }
 
-    /// The epoch sent with every message: 0 until leader election assigns them.
-    let epoch: UInt64 = 0
+    /// The epoch sent with every message: the term's, 0 outside a group.
+    let epoch: UInt64
+    /// The group's term, when this coordinator leads a group.
+    private let term: LeadershipTerm?
+    /// One recording of the in-sync set at a time, each of the set as it is then.
+    private let recording = NSLock()
+    private let recorder = DispatchQueue(label: "actionbus.replication.in-sync")
     /// Names this run of the leader; sequences count from 0 within it.
     let stream = UInt64.random(in: 1...UInt64.max)
     private let timeout: Duration
@@ -58,10 +72,12 @@ final class StandbyReplication: @unchecked Sendable {
 
     /// Connects to every standby in `endpoints`.
     init(
-        endpoints: [String], timeout: Duration, standbyOptional: Bool, context: ZMQContext, logger: Logger,
+        endpoints: [String], timeout: Duration, standbyOptional: Bool, term: LeadershipTerm?, context: ZMQContext, logger: Logger,
         onChange: @escaping @Sendable (ReplicationStatus) -> Void
     ) throws {
         members = endpoints.map { Member(endpoint: $0) }
+        self.term = term
+        epoch = term?.epoch ?? 0
         self.timeout = timeout
         self.standbyOptional = standbyOptional
         self.logger = logger
@@ -82,7 +98,8 @@ final class StandbyReplication: @unchecked Sendable {
     }
 
     private var statusLocked: ReplicationStatus {
-        ReplicationStatus(configured: members.count, inSync: members.count { $0.inSync }, standbyOptional: standbyOptional)
+        let required = term.map { min($0.minimumInSyncStandbys, members.count) } ?? (standbyOptional ? 0 : members.count)
+        return ReplicationStatus(configured: members.count, inSync: members.count { $0.inSync && !$0.leaving }, required: required)
     }
 
     /// Whether a standby waits for the whole journal (asked by the coordinator's tick, which
@@ -161,13 +178,23 @@ final class StandbyReplication: @unchecked Sendable {
     /// be withheld (the clients resend to whichever coordinator serves next).
     func waitForAcknowledgements(through sequence: UInt64, catchUp: () throws(JournalError) -> [UInt8]) -> Bool {
         while true {
+            // A leader whose lease may have run out releases nothing more.
+            if let term, !term.mayServe() { return false }
             serveCatchUps(catchUp)
             condition.lock()
             let now = ContinuousClock.now
             var probed: [Int] = []
+            var leaving: [Int] = []
             for index in members.indices where isAwaited(index, for: sequence) {
                 guard let since = members[index].owingSince, now - since > timeout else { continue }
-                if members[index].inSync { fallBehind(index) }
+                if term != nil {
+                    if !members[index].leaving {
+                        members[index].leaving = true
+                        leaving.append(index)
+                    }
+                } else if members[index].inSync {
+                    fallBehind(index)
+                }
                 // Overdue: ask where it is, once a timeout, in case what it owes for was lost.
                 if members[index].probedAt.map({ now - $0 > timeout }) ?? true {
                     members[index].probedAt = now
@@ -178,9 +205,14 @@ final class StandbyReplication: @unchecked Sendable {
                 let header = ReplicationMessage(.probe, epoch: epoch, stream: stream, sequence: sentSequence).header
                 links.execute { [probed] links, _ in links.send(header: header, to: probed) }
             }
+            if !leaving.isEmpty {
+                condition.unlock()
+                recordDeparture(of: leaving)
+                continue
+            }
             guard members.indices.contains(where: { isAwaited($0, for: sequence) }) else {
                 condition.unlock()
-                return true
+                return term?.mayServe() ?? true
             }
             if let shutdownDeadline, now >= shutdownDeadline {
                 condition.unlock()
@@ -194,7 +226,53 @@ final class StandbyReplication: @unchecked Sendable {
 
     /// Whether a commit at `sequence` still waits for member `index`. Locked.
     private func isAwaited(_ index: Int, for sequence: UInt64) -> Bool {
-        members[index].acknowledged < sequence && (!standbyOptional || members[index].inSync)
+        guard members[index].acknowledged < sequence else { return false }
+        if term != nil { return members[index].electable }
+        return !standbyOptional || members[index].inSync
+    }
+
+    // MARK: A group's in-sync set
+
+    /// Records the in-sync set without the members `leaving`, then drops them from it (they
+    /// are sent the whole journal to catch up). While it cannot be recorded they stay awaited:
+    /// a commit waits for etcd rather than leave an electable standby behind. Journal's
+    /// thread, unlocked.
+    private func recordDeparture(of leaving: [Int]) {
+        let recorded = recordInSyncSet()
+        condition.withLock {
+            for index in leaving {
+                members[index].leaving = false
+                guard recorded else { continue }
+                members[index].electable = false
+                fallBehind(index)
+            }
+        }
+        if !recorded {
+            logger.error("cannot record a lagging standby out of the in-sync set (etcd); commits wait for it", metadata: [
+                "replication.standbys": "\(leaving.count)",
+            ])
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        condition.broadcast()
+    }
+
+    /// Records a standby that caught up into the in-sync set, trying again each second until
+    /// it is recorded (it is awaited meanwhile, so nothing waits on this but its election).
+    private func recordArrival() {
+        guard !recordInSyncSet() else { return }
+        logger.warning("cannot record a standby that caught up into the in-sync set (etcd); trying again in 1 s")
+        recorder.asyncAfter(deadline: .now() + 1) { [self] in recordArrival() }
+    }
+
+    /// Records the standbys that are electable and not leaving, as they are now; `false` when
+    /// it could not be. One recording at a time, so the last one written holds the last set.
+    @discardableResult
+    private func recordInSyncSet() -> Bool {
+        guard let term else { return true }
+        return recording.withLock {
+            let endpoints = condition.withLock { members.filter { $0.electable && !$0.leaving }.map(\.endpoint) }
+            return term.recordInSync(endpoints)
+        }
     }
 
     /// Probes, once a timeout, each standby that is out of sync with nothing waiting for it (a
@@ -232,14 +310,19 @@ final class StandbyReplication: @unchecked Sendable {
         let endpoint = members[index].endpoint
         let wasInSync = members[index].inSync
         members[index].inSync = false
-        if standbyOptional {
+        if standbyOptional || term != nil {
             // It is sent the whole journal: what it missed may be more than its queue held.
             members[index].snapshotSequence = nil
             members[index].owingSince = nil
         }
-        guard wasInSync else { return }
+        guard wasInSync || term != nil else { return }
         let status = statusLocked
-        if standbyOptional {
+        if term != nil {
+            logger.error("""
+                standby recorded out of the group's in-sync set: it cannot be elected, and commits no longer wait \
+                for it until it catches up
+                """, metadata: metadata(endpoint, status, reason: "timeout"))
+        } else if standbyOptional {
             logger.error("""
                 standby left the in-sync set (--standby-optional): commits no longer wait for it, so what is \
                 accepted from now on is on this host alone until it catches up
@@ -274,10 +357,18 @@ final class StandbyReplication: @unchecked Sendable {
             if message.sequence > member.acknowledged {
                 member.acknowledged = message.sequence
                 if let since = member.owingSince { acknowledgementLag = now - since }
-                member.owingSince = member.acknowledged >= sentSequence ? nil : now
+                member.owingSince = now
             }
+            // Also for a whole journal sent at sequence 0 (before any commit), whose
+            // acknowledgement moves nothing: it owes nothing more.
+            if member.acknowledged >= sentSequence { member.owingSince = nil }
             if !member.inSync, let snapshot = member.snapshotSequence, member.acknowledged >= snapshot {
                 member.inSync = true
+                if term != nil, !member.electable {
+                    // Awaited from now on, before etcd can name it.
+                    member.electable = true
+                    recorder.async { [self] in recordArrival() }
+                }
                 members[index] = member
                 let status = statusLocked
                 logger.notice("standby in sync", metadata: metadata(member.endpoint, status, reason: "acknowledged"))

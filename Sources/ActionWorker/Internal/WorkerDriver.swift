@@ -27,6 +27,8 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var socket: Socket
     /// This process's identity at the coordinator, kept across reconnections, so a reconnect
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
+    /// The coordinator, or every member of a coordinator group: a silent one is left for the next.
+    @exclusivity(unchecked) private var members: MemberEndpoints
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
@@ -81,7 +83,8 @@ final class WorkerDriver: IOLoopDriver {
             heartbeatInterval: configuration.heartbeatInterval, liveness: configuration.heartbeatLiveness,
             maxMessageBytes: configuration.maxMessageBytes, now: .now
         )
-        socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
+        members = MemberEndpoints(configuration.coordinatorEndpoint)
+        socket = try Self.connect(runtime: runtime, configuration: configuration, endpoint: members.current, routingID: routingID)
         runtime.register(socket) { [unowned self] _ in read() }
         register(link.start(at: .now))
         scheduleHeartbeats(every: link.terms.heartbeatInterval)
@@ -89,13 +92,13 @@ final class WorkerDriver: IOLoopDriver {
         runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in dropIdleSessions() }
     }
 
-    private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration, routingID: [UInt8]) throws -> Socket {
+    private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration, endpoint: String, routingID: [UInt8]) throws -> Socket {
         // Not IMMEDIATE: with it, libzmq 4.3 drops the rest of a multipart message being read
         // when the connection breaks mid-message, and asserts (`!_more`, fq.cpp) inside the read
         // (reproduced by killing a coordinator under load). Without it, what is sent while
         // disconnected waits for the connection; the coordinator answers strays with DISCONNECT.
         try runtime.makeBusDealer(
-            connectingTo: configuration.coordinatorEndpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: false,
+            connectingTo: endpoint, maxMessageBytes: configuration.maxMessageBytes, immediate: false,
             routingID: routingID, curve: configuration.curve
         )
     }
@@ -196,7 +199,9 @@ final class WorkerDriver: IOLoopDriver {
 
     /// The coordinator fell silent: start a fresh connection and register again.
     private func reconnect(then registration: WorkerLink.Registration) {
-        logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(configuration.coordinatorEndpoint)"])
+        // In a group, the silent member may have lost its leadership: try the next one.
+        let endpoint = members.isGroup ? members.advance() : members.current
+        logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(endpoint)"])
         statistics.reconnects += 1
         runtime.unregister(socket)
         // Results still queued on the old connection get a moment to leave: the coordinator
@@ -204,7 +209,7 @@ final class WorkerDriver: IOLoopDriver {
         try? socket.setOption(.linger, 1000)
         socket.close()
         do {
-            socket = try Self.connect(runtime: runtime, configuration: configuration, routingID: routingID)
+            socket = try Self.connect(runtime: runtime, configuration: configuration, endpoint: endpoint, routingID: routingID)
         } catch {
             logger.error("reconnect failed", metadata: ["zmq.error": "\(error)"])
             runtime.stop()

@@ -1,4 +1,3 @@
-import ActionBusTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -10,9 +9,9 @@ import Darwin
 /// A single-member etcd started by a test: free loopback ports, a data directory of its own,
 /// killed by PID when the test lets it go. It can be stopped, paused (SIGSTOP) and started
 /// again on the same ports and data.
-final class EtcdServer: @unchecked Sendable {
+package final class EtcdServer: @unchecked Sendable {
     /// The etcd binary (Debian's `etcd-server`), if installed.
-    static let executable: String? = {
+    package static let executable: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
         return directories.map { "\($0)/etcd" }.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -20,21 +19,21 @@ final class EtcdServer: @unchecked Sendable {
 
     /// Whether the etcd tests run: etcd is installed, or ACTIONBUS_REQUIRE_ETCD says it must be
     /// (then a missing etcd fails them instead of skipping them).
-    static var testsEnabled: Bool {
+    package static var testsEnabled: Bool {
         executable != nil || ProcessInfo.processInfo.environment["ACTIONBUS_REQUIRE_ETCD"] != nil
     }
 
-    let clientPort: Int
-    let peerPort: Int
-    let directory: URL
+    package let clientPort: Int
+    package let peerPort: Int
+    package let directory: URL
     private let executable: String
-    private(set) var process: BusProcess?
+    package private(set) var process: BusProcess?
     private var starts = 0
 
-    var endpoint: URL { URL(string: "http://127.0.0.1:\(clientPort)")! }
+    package var endpoint: URL { URL(string: "http://127.0.0.1:\(clientPort)")! }
 
     /// Starts etcd and waits until it answers /health.
-    init(executable: String) async throws {
+    package init(executable: String) async throws {
         self.executable = executable
         clientPort = try freeLoopbackPort()
         peerPort = try freeLoopbackPort()
@@ -52,7 +51,7 @@ final class EtcdServer: @unchecked Sendable {
     }
 
     /// Starts (or starts again) etcd on the same ports and data directory, and waits until healthy.
-    func start() async throws {
+    package func start() async throws {
         starts += 1
         let peer = "http://127.0.0.1:\(peerPort)"
         let client = "http://127.0.0.1:\(clientPort)"
@@ -73,13 +72,13 @@ final class EtcdServer: @unchecked Sendable {
     }
 
     /// Kills etcd (SIGKILL) and waits until it has exited.
-    func kill() throws {
+    package func kill() throws {
         process?.signal(SIGKILL)
         try expect(process?.waitForExit(timeout: .seconds(10)) != nil, "etcd did not exit")
     }
 
     /// Freezes etcd (SIGSTOP): connections stay open and nothing answers.
-    func pause() { process?.signal(SIGSTOP) }
+    package func pause() { process?.signal(SIGSTOP) }
 
-    func resume() { process?.signal(SIGCONT) }
+    package func resume() { process?.signal(SIGCONT) }
 }

@@ -1,7 +1,7 @@
 /// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it
 /// held. The async counterpart of `waitUntil`: it sleeps without holding a thread, which the
 /// elector's own tasks need on a two-core machine.
-func eventually(
+package func eventually(
     timeout: Duration = .seconds(15), interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout

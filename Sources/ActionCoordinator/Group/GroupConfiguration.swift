@@ -1,0 +1,86 @@
+import Foundation
+
+/// A coordinator group member's settings: the group, etcd, every member's replication
+/// endpoint, and the coordinator it runs while it leads.
+///
+/// ```swift
+/// var group = GroupConfiguration(
+///     group: "orders", name: "a", dataDirectory: "/var/lib/actionbus",
+///     etcdEndpoints: [URL(string: "http://etcd-1:2379")!],
+///     members: [.init(name: "a", replicationEndpoint: "tcp://10.0.0.1:5560"),
+///               .init(name: "b", replicationEndpoint: "tcp://10.0.0.2:5560"),
+///               .init(name: "c", replicationEndpoint: "tcp://10.0.0.3:5560")]
+/// )
+/// group.coordinator.clientsEndpoint = "tcp://10.0.0.1:5555"
+/// ```
+public struct GroupConfiguration: Sendable {
+    /// One member: its name (unique in the group) and where its standby listens.
+    public struct Member: Equatable, Sendable {
+        public var name: String
+        public var replicationEndpoint: String
+
+        public init(name: String, replicationEndpoint: String) {
+            self.name = name
+            self.replicationEndpoint = replicationEndpoint
+        }
+    }
+
+    /// The group's name: its keys in etcd are under `/actionbus/<group>/`.
+    public var group: String
+    /// This member's name, one of `members`.
+    public var name: String
+    /// This member's journal (its own copy, on its own disk).
+    public var dataDirectory: String
+    /// etcd's client URLs (`http://host:2379`), members of one etcd cluster.
+    public var etcdEndpoints: [URL]
+    /// Every member, this one included, in the same order on every member: the first one
+    /// starts a new group (only it may lead before any in-sync set was recorded).
+    public var members: [Member]
+    /// The etcd lease's time to live, in seconds: a leader that cannot renew it stops serving
+    /// within it, and a successor takes over after it.
+    public var leaseTTLSeconds: Int64 = 3
+    /// In-sync standbys a leader needs to accept new requests; with fewer it refuses them
+    /// `unavailable` (accepted requests keep running). 0 chooses availability: a leader alone
+    /// accepts, and what it accepts then is lost with its host.
+    public var minimumInSyncStandbys = 1
+    /// The coordinator this member runs while it leads (its endpoints, limits and standby
+    /// timeout). Its data directory and standbys are set from the group's.
+    public var coordinator = CoordinatorConfiguration()
+
+    public init(group: String, name: String, dataDirectory: String, etcdEndpoints: [URL], members: [Member]) {
+        self.group = group
+        self.name = name
+        self.dataDirectory = dataDirectory
+        self.etcdEndpoints = etcdEndpoints
+        self.members = members
+    }
+
+    /// Where this member's standby listens.
+    var ownReplicationEndpoint: String {
+        members.first { $0.name == name }?.replicationEndpoint ?? ""
+    }
+
+    func validate() throws(GroupConfigurationError) {
+        guard !group.isEmpty, !group.contains("/") else { throw GroupConfigurationError("the group name must be non-empty without '/': \(group)") }
+        guard !etcdEndpoints.isEmpty else { throw GroupConfigurationError("a group needs at least one etcd endpoint") }
+        guard Set(members.map(\.name)).count == members.count else {
+            throw GroupConfigurationError("member names must be unique: \(members.map(\.name))")
+        }
+        guard members.contains(where: { $0.name == name }) else {
+            throw GroupConfigurationError("this member (\(name)) is not among the members: \(members.map(\.name))")
+        }
+        guard leaseTTLSeconds >= 2 else { throw GroupConfigurationError("the lease's TTL must be at least 2 seconds") }
+        guard (0..<members.count).contains(minimumInSyncStandbys) else {
+            throw GroupConfigurationError("--min-in-sync-standbys must be from 0 to \(members.count - 1) with \(members.count) members")
+        }
+    }
+}
+
+/// Why a group member cannot start.
+public struct GroupConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import GroupLeadership
+import Logging
+import ServiceLifecycle
+
+/// One member of a coordinator group: a ``Standby`` while another member leads, the group's
+/// ``Coordinator`` while it leads, as etcd decides.
+///
+/// Each term runs the same way: the member keeps a copy of the leader's journal (a standby
+/// on its replication endpoint) and campaigns for the group's leader key (only while etcd's
+/// in-sync set names it); when it wins, it stops its standby, records itself as the in-sync
+/// set, and starts a coordinator on its copy of the journal with the other members as its
+/// standbys, at the key's create revision as epoch. When it stops leading (its lease ran out,
+/// etcd was unreachable, its journal stalled) its coordinator stops at once (the fence has
+/// already closed: nothing decided after the lease may have expired is released) and the
+/// member starts over as a standby; the new leader sends it the whole journal, so anything it
+/// wrote that no standby acknowledged is dropped.
+public final class GroupMember: Service, Sendable {
+    public let configuration: GroupConfiguration
+    private let client: EtcdClient
+    private let logger: Logger
+
+    /// Checks the configuration; the member talks to etcd only once it runs.
+    ///
+    /// - Throws: ``GroupConfigurationError`` when the configuration cannot work.
+    public init(configuration: GroupConfiguration, logger: Logger = Logger(label: "actionbus.group")) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        client = EtcdClient(endpoints: configuration.etcdEndpoints)
+        var logger = logger
+        logger[metadataKey: "group"] = "\(configuration.group)"
+        logger[metadataKey: "member"] = "\(configuration.name)"
+        self.logger = logger
+    }
+
+    /// Serves term after term until cancelled or a graceful shutdown begins; a leader stops
+    /// its coordinator before it gives up its lease, so the next leader takes over at once.
+    ///
+    /// - Throws: what stopped its standby or coordinator on their own (a journal that cannot
+    ///   be written).
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await self.serveTerm()
+            }
+        }
+    }
+
+    private enum Event: Sendable {
+        case leadership(LeaderElector.Change)
+        case ended(Role, (any Error)?)
+    }
+
+    private enum Role: String, Sendable {
+        case standby
+        case coordinator
+    }
+
+    /// One term: a standby until it leads, then the coordinator until it stops leading.
+    private func serveTerm() async throws {
+        let (events, sink) = AsyncStream<Event>.makeStream()
+        let elector = LeaderElector(client: client, configuration: electorConfiguration, logger: logger)
+        let electorTask = Task { await elector.run() }
+        Task {
+            for await change in elector.changes { sink.yield(.leadership(change)) }
+        }
+        defer { sink.finish() }
+        func endTerm() async {
+            electorTask.cancel()
+            await electorTask.value
+        }
+
+        let standby: Standby
+        do {
+            standby = try Standby(listen: configuration.ownReplicationEndpoint, dataDirectory: configuration.dataDirectory, logger: logger)
+        } catch {
+            await endTerm()
+            throw error
+        }
+        let standbyTask = Self.watch(.standby, sink: sink) { try await standby.run() }
+        let epoch: Int64?
+        do {
+            epoch = try await Self.nextLeadership(events)
+        } catch {
+            await endTerm()
+            throw error
+        }
+        standbyTask.cancel()
+        if case let .failure(error) = await standbyTask.result {
+            await endTerm()
+            throw error
+        }
+        guard let epoch else { return await endTerm() }
+
+        let record = InSyncSetRecord(client: client, group: configuration.group, leader: configuration.name, epoch: epoch)
+        guard await record.write(standbys: []) else {
+            logger.error("leading, but cannot record the in-sync set in etcd: stepping down", metadata: ["group.epoch": "\(epoch)"])
+            return await endTerm()
+        }
+        let coordinator: Coordinator
+        do {
+            coordinator = try Coordinator(configuration: coordinatorConfiguration(epoch: epoch, elector: elector, record: record), logger: logger)
+        } catch {
+            await endTerm()
+            throw error
+        }
+        logger.notice("leading the group", metadata: ["group.epoch": "\(epoch)", "endpoint.clients": "\(coordinator.endpoints.clients)"])
+        let coordinatorTask = Self.watch(.coordinator, sink: sink) { try await coordinator.run() }
+        var failure: (any Error)?
+        for await event in events {
+            if case let .leadership(.stoppedLeading(stopped, reason)) = event {
+                logger.warning("stopped leading: the coordinator stops and the member rejoins as a standby", metadata: [
+                    "group.epoch": "\(stopped)", "group.reason": "\(reason)",
+                ])
+                break
+            }
+            if case let .ended(.coordinator, error) = event {
+                failure = error
+                break
+            }
+        }
+        coordinatorTask.cancel()
+        if case let .failure(error) = await coordinatorTask.result { failure = failure ?? error }
+        // Only now: the next leader may take over once the lease is gone.
+        await endTerm()
+        if let failure { throw failure }
+    }
+
+    /// Waits for this member to lead; `nil` when cancelled. Throws what stopped the standby.
+    private static func nextLeadership(_ events: AsyncStream<Event>) async throws -> Int64? {
+        for await event in events {
+            switch event {
+            case let .leadership(.leading(epoch)):
+                return epoch
+            case let .ended(.standby, error):
+                if let error { throw error }
+                return nil
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// Runs `body` in a task of its own and reports its end as an event.
+    private static func watch(
+        _ role: Role, sink: AsyncStream<Event>.Continuation, _ body: @escaping @Sendable () async throws -> Void
+    ) -> Task<Void, any Error> {
+        Task {
+            do {
+                try await body()
+                sink.yield(.ended(role, nil))
+            } catch {
+                sink.yield(.ended(role, error))
+                throw error
+            }
+        }
+    }
+
+    private var electorConfiguration: LeaderElector.Configuration {
+        LeaderElector.Configuration(
+            group: configuration.group, member: configuration.name,
+            campaign: LeaderCampaign.Configuration(leaseTTLSeconds: configuration.leaseTTLSeconds),
+            campaignCondition: .inSyncSet(
+                group: configuration.group, contains: configuration.name,
+                bootstrap: configuration.members.first?.name == configuration.name
+            )
+        )
+    }
+
+    private func coordinatorConfiguration(epoch: Int64, elector: LeaderElector, record: InSyncSetRecord) -> CoordinatorConfiguration {
+        var coordinator = configuration.coordinator
+        coordinator.dataDirectory = configuration.dataDirectory
+        let others = configuration.members.filter { $0.name != configuration.name }
+        coordinator.standbys = others.map(\.replicationEndpoint)
+        let names = Dictionary(others.map { ($0.replicationEndpoint, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let timeout = configuration.coordinator.standbyTimeout
+        coordinator.leadership = LeadershipTerm(
+            epoch: UInt64(epoch), minimumInSyncStandbys: configuration.minimumInSyncStandbys,
+            mayServe: { elector.servingEpoch() == epoch },
+            recordInSync: { endpoints in record.writeBlocking(standbys: endpoints.compactMap { names[$0] }, timeout: timeout) }
+        )
+        return coordinator
+    }
+}

@@ -1,0 +1,27 @@
+/// A coordinator's endpoint, or those of every member of a coordinator group, as one option:
+/// `tcp://10.0.0.1:5555,tcp://10.0.0.2:5555,tcp://10.0.0.3:5555`. Only a group's leader binds
+/// its endpoints, so a client or worker connects to one member at a time and moves on to the
+/// next when its connection is refused or drops, or the member stays silent, until the one
+/// that leads answers.
+package struct MemberEndpoints: Sendable {
+    package let all: [String]
+    package private(set) var index = 0
+
+    /// Splits `option` at commas (ZeroMQ endpoints have none).
+    package init(_ option: String) {
+        let parts = option.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
+        all = parts.isEmpty ? [option] : parts
+    }
+
+    /// The member to connect to now.
+    package var current: String { all[index] }
+
+    /// Whether there are several members to choose from.
+    package var isGroup: Bool { all.count > 1 }
+
+    /// Moves to the next member (the first after the last) and returns it.
+    package mutating func advance() -> String {
+        index = (index + 1) % all.count
+        return current
+    }
+}

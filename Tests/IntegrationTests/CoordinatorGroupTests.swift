@@ -1,0 +1,133 @@
+import ActionBusTestSupport
+import ActionJournal
+import Foundation
+import GroupLeadership
+import Testing
+
+/// A coordinator group (`actionbus coordinator --group`): three members, etcd deciding who
+/// leads, clients and workers given every member. Under load, the leader is killed, or paused
+/// past its lease: a standby takes over at a higher epoch, every request succeeds once, and the
+/// old leader rejoins as a standby.
+@Suite(
+    "A coordinator group", .serialized, .timeLimit(.minutes(4)),
+    .enabled(if: EtcdServer.testsEnabled, "needs etcd: apt-get install etcd-server")
+)
+struct CoordinatorGroupTests {
+    static let fast = ["--heartbeat-ms", "200"]
+
+    /// Starts a worker with every member's endpoint, and load: `count` sleeps of `ms`.
+    static func startWorkerAndLoad(_ group: CoordinatorGroup, count: Int, ms: Int, credits: Int = 16) throws -> (worker: BusProcess, load: BusProcess) {
+        let worker = try group.bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--credits", "\(credits)",
+                                               "--log-format", "json"] + fast)
+        try expect(waitUntil(interval: .milliseconds(200)) {
+            (try? group.statistics()["workers"]) == 1
+        }, "the worker did not register: \(worker.stderr.suffix(2000)) \(group.logs())")
+        let load = try group.bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":\#(ms)}"#, "--count", "\(count)",
+                                                "--concurrency", "\(count)", "--timeout", "120", "--json", "--coordinator", group.clients])
+        try expect(waitUntil(interval: .milliseconds(100)) { (try? group.statistics()["completed"]) ?? 0 > count / 10 },
+                   "the load did not start: \(load.stderr.suffix(2000))")
+        return (worker, load)
+    }
+
+    /// Every outcome in `answered` is in member `name`'s journal (stopped first): nothing a
+    /// client was told came from a leader that had not replicated it.
+    static func expectAnsweredAreInJournal(_ group: CoordinatorGroup, of name: String, _ answered: [String]) throws {
+        let process = try #require(group.processes[name])
+        process.signal(SIGTERM)
+        try expect(process.waitForExit(timeout: .seconds(20)) != nil, "\(name) did not stop")
+        let member = try #require(group.members.first { $0.name == name })
+        let bytes = try #require(FileManager.default.contents(atPath: (member.dataDirectory as NSString).appendingPathComponent("journal.log")))
+        let (recovery, _) = try RequestJournal.recovery(of: [UInt8](bytes))
+        let finished = Set(recovery.finished.map(\.requestID))
+        let missing = answered.filter { !finished.contains($0) }
+        #expect(missing.isEmpty, "\(missing.count) of \(answered.count) outcomes are not in \(name)'s journal, e.g. \(missing.prefix(3))")
+    }
+
+    @Test func killingTheLeaderLosesNothingAndAStandbyLeadsAtAHigherEpoch() async throws {
+        let bus = try BusFixture()
+        let group = try await CoordinatorGroup(bus: bus)
+        let first = try #require(try await group.leader())
+        let count = 3000
+        let (worker, load) = try Self.startWorkerAndLoad(group, count: count, ms: 20)
+
+        let killed = try #require(group.processes[first.member])
+        killed.signal(SIGKILL)
+        try expect(killed.waitForExit(timeout: .seconds(10)) != nil, "the leader did not die")
+        let second = try #require(await group.newLeader(after: first), "no member took over: \(group.logs())")
+        #expect(second.member != first.member)
+
+        let answered = try LoadTests.expectEachSucceededOnce(load, count: count, worker: worker)
+        // The killed member comes back as a standby and catches up.
+        try group.start(first.member)
+        #expect(await group.inSync(3), "the old leader did not rejoin in sync: \(group.logs())")
+        #expect(try await group.leader() == second, "its return changed nothing of the leadership")
+        try Self.expectAnsweredAreInJournal(group, of: second.member, answered)
+    }
+
+    /// SIGSTOP past the lease, then SIGCONT: the old leader finds its lease gone and stops
+    /// leading before it releases anything more; what clients were told is all in the new
+    /// leader's journal.
+    @Test func aLeaderPausedPastItsLeaseStopsLeadingAndRejoinsAsAStandby() async throws {
+        let bus = try BusFixture()
+        let group = try await CoordinatorGroup(bus: bus)
+        let first = try #require(try await group.leader())
+        let count = 3000
+        let (worker, load) = try Self.startWorkerAndLoad(group, count: count, ms: 20)
+
+        let paused = try #require(group.processes[first.member])
+        paused.signal(SIGSTOP)
+        let second = try #require(await group.newLeader(after: first), "no member took over: \(group.logs())")
+        paused.signal(SIGCONT)
+        // It hears it no longer leads (its log's group.reason), then takes the new leader's journal.
+        try expect(waitUntil { !paused.logRecords(withField: "group.reason").isEmpty }, "the paused leader never stopped leading: \(paused.stderr.suffix(3000))")
+        #expect(paused.isRunning, "it rejoins, it does not exit: \(paused.stderr.suffix(2000))")
+        #expect(await group.inSync(3), "the old leader did not rejoin in sync: \(group.logs())")
+
+        let answered = try LoadTests.expectEachSucceededOnce(load, count: count, worker: worker)
+        try Self.expectAnsweredAreInJournal(group, of: second.member, answered)
+    }
+
+    /// A group of three needs one in-sync standby by default: losing one standby costs nothing,
+    /// losing both refuses new requests `unavailable` until one is back.
+    @Test func aLeaderKeepsAcceptingWithOneStandbyAndRefusesWithNone() async throws {
+        let bus = try BusFixture()
+        let group = try await CoordinatorGroup(bus: bus, extra: ["--standby-timeout", "500ms"])
+        let leader = try #require(try await group.leader())
+        let standbys = group.members.map(\.name).filter { $0 != leader.member }
+        try group.bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--log-format", "json"] + Self.fast)
+        func perform(_ text: String) throws -> BusProcess {
+            let process = try bus.start("perform-\(text)", ["perform", "Echo.say", "--input", #"{"text":"\#(text)"}"#, "--json", "--timeout", "20",
+                                                            "--coordinator", group.clients])
+            try expect(process.waitForExit(timeout: .seconds(40)) != nil, "perform \(text) did not finish")
+            return process
+        }
+
+        let lost = try #require(group.processes[standbys[0]])
+        lost.signal(SIGKILL)
+        _ = lost.waitForExit(timeout: .seconds(10))
+        // The lagging standby is recorded out, so it could not be elected...
+        let recordedOut = await eventually(timeout: .seconds(20), interval: .milliseconds(100)) {
+            _ = try? perform("nudge")
+            return (try? await group.inSyncSet()).map { !$0.contains(standbys[0]) } ?? false
+        }
+        #expect(recordedOut, "the dead standby was never recorded out: \(group.logs())")
+        // ...and new work goes on with the other.
+        let withOne = try perform("one")
+        #expect(withOne.process.terminationStatus == 0, "\(withOne.stdout) \(withOne.stderr)")
+
+        let second = try #require(group.processes[standbys[1]])
+        second.signal(SIGKILL)
+        _ = second.waitForExit(timeout: .seconds(10))
+        let refused = await eventually(timeout: .seconds(20), interval: .milliseconds(200)) {
+            guard let process = try? perform("none") else { return false }
+            return (try? OutcomeLine.parse(process.stdoutLines).first?.error?.code) == "unavailable"
+        }
+        #expect(refused, "with no standby in sync new requests were not refused unavailable: \(group.logs())")
+        #expect(try await group.inSyncSet() == [leader.member], "the set holds the leader alone")
+
+        try group.start(standbys[1])
+        #expect(await group.inSync(2), "the restarted standby did not come back in sync: \(group.logs())")
+        let again = try perform("again")
+        #expect(again.process.terminationStatus == 0, "\(again.stdout) \(again.stderr)")
+    }
+}
