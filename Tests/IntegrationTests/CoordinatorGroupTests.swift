@@ -95,10 +95,14 @@ struct CoordinatorGroupTests {
         let leader = try #require(try await group.leader())
         let standbys = group.members.map(\.name).filter { $0 != leader.member }
         try group.bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--log-format", "json"] + Self.fast)
-        func perform(_ text: String) throws -> BusProcess {
-            let process = try bus.start("perform-\(text)", ["perform", "Echo.say", "--input", #"{"text":"\#(text)"}"#, "--json", "--timeout", "20",
-                                                            "--coordinator", group.clients])
-            try expect(process.waitForExit(timeout: .seconds(40)) != nil, "perform \(text) did not finish")
+        func startPerform(_ text: String, timeout: Int) throws -> BusProcess {
+            try bus.start("perform-\(text)-\(UUID().uuidString.prefix(6))", [
+                "perform", "Echo.say", "--input", #"{"text":"\#(text)"}"#, "--json", "--timeout", "\(timeout)", "--coordinator", group.clients,
+            ])
+        }
+        func perform(_ text: String, timeout: Int = 20) throws -> BusProcess {
+            let process = try startPerform(text, timeout: timeout)
+            try expect(process.waitForExit(timeout: .seconds(timeout + 20)) != nil, "perform \(text) did not finish")
             return process
         }
 
@@ -119,15 +123,22 @@ struct CoordinatorGroupTests {
         second.signal(SIGKILL)
         _ = second.waitForExit(timeout: .seconds(10))
         let refused = await eventually(timeout: .seconds(20), interval: .milliseconds(200)) {
-            guard let process = try? perform("none") else { return false }
+            guard let process = try? perform("none", timeout: 1) else { return false }
             return (try? OutcomeLine.parse(process.stdoutLines).first?.error?.code) == "unavailable"
         }
         #expect(refused, "with no standby in sync new requests were not refused unavailable: \(group.logs())")
         #expect(try await group.inSyncSet() == [leader.member], "the set holds the leader alone")
 
+        // A client whose deadline leaves room tries again until a standby is back (nothing of a
+        // refusal is recorded).
+        let waiting = try startPerform("waiting", timeout: 60)
+        try expect(waitUntil(timeout: .seconds(20), interval: .milliseconds(200)) {
+            (try? group.statistics()["unavailableRefusals"]) ?? 0 >= 3
+        }, "the waiting request was not refused again and again: \(waiting.stderr)")
+        #expect(waiting.isRunning, "it did not give up: \(waiting.stdout)")
         try group.start(standbys[1])
         #expect(await group.inSync(2), "the restarted standby did not come back in sync: \(group.logs())")
-        let again = try perform("again")
-        #expect(again.process.terminationStatus == 0, "\(again.stdout) \(again.stderr)")
+        #expect(waiting.waitForExit(timeout: .seconds(60)) == 0, "\(waiting.stdout) \(waiting.stderr)")
+        #expect(try OutcomeLine.parse(waiting.stdoutLines).first?.outcome == "success", "\(waiting.stdout)")
     }
 }

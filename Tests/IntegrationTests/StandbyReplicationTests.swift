@@ -113,7 +113,8 @@ struct StandbyReplicationTests {
         let held = try bus.start("held", ["perform", "Echo.say", "--input", #"{"text":"held"}"#, "--count", "20",
                                           "--concurrency", "20", "--timeout", "60", "--json", "--coordinator", bus.clients])
         try expect(Self.inSync(bus, 0), "the leader did not notice the standby was gone: \(leader.stderr.suffix(2000))")
-        let refused = try bus.perform("Echo.say", ["--input", #"{"text":"refused"}"#, "--json"])
+        // A short deadline: the client tries a refused request again while its deadline allows.
+        let refused = try bus.perform("Echo.say", ["--input", #"{"text":"refused"}"#, "--json", "--timeout", "1"])
         #expect(refused.process.terminationStatus != 0)
         #expect(try OutcomeLine.parse(refused.stdoutLines).first?.error?.code == "unavailable", "\(refused.stdout) \(refused.stderr)")
         #expect(held.isRunning, "replies went out without the standby: \(held.stdout)")

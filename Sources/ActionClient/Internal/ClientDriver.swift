@@ -415,9 +415,29 @@ final class ClientDriver: IOLoopDriver {
     }
 
     private func received(_ outcome: WireOutcome) {
+        if case .failure(let code, _) = outcome.result, code == BusErrorCode.unavailable, retryLater(outcome.requestID) { return }
         acknowledgements.append(outcome.requestID)
         settle(outcome.requestID)?.deliver(.success(outcome))
     }
+
+    /// A refusal `unavailable` (too few standbys in sync: a group's leader just elected, or a
+    /// standby restarting) recorded nothing, so the call goes again after a pause, as long as
+    /// its deadline leaves room; returns whether it will.
+    private func retryLater(_ requestID: String) -> Bool {
+        guard let call = pending[requestID], ContinuousClock.now + Self.unavailableRetryPause * 2 < call.deadline else { return false }
+        if call.isOutstanding {
+            call.isOutstanding = false
+            outstanding -= 1
+        }
+        runtime.schedule(after: Self.unavailableRetryPause) { [unowned self] in
+            guard !call.isSettled, !call.isOutstanding else { return }
+            unsent.append(call)
+            fillWindow(now: .now)
+        }
+        return true
+    }
+
+    private static let unavailableRetryPause: Duration = .milliseconds(200)
 
     /// Takes the call for `requestID` out of the table (answered, failed or timed out) and
     /// frees its place in the window.
