@@ -52,6 +52,40 @@ for problem in problems:
     print(f"check-deploy: deploy/compose.yaml: {problem}", file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
+echo "check-deploy: coordinator group compose file"
+"$python" - <<'PY'
+import sys, yaml
+compose = yaml.safe_load(open("deploy/compose-group.yaml"))
+services = compose["services"]
+problems = []
+members = {name: service for name, service in services.items() if name.startswith("member-")}
+if "etcd" not in services:
+    problems.append("there is no etcd service")
+if len(members) != 3:
+    problems.append(f"members are {sorted(members)}, expected three")
+lists = set()
+for name, service in members.items():
+    command = service.get("command", [])
+    if command[:1] != ["coordinator"] or "--group" not in command:
+        problems.append(f"{name} does not run `actionbus coordinator --group`")
+        continue
+    lists.add(tuple(command[i + 1] for i, word in enumerate(command) if word == "--member"))
+    member_name = command[command.index("--name") + 1]
+    if f"{member_name}=tcp://{name}:5560" not in command:
+        problems.append(f"{name}'s --name {member_name} is not its own --member entry")
+    if not any(volume.endswith(":/var/lib/actionbus/data") for volume in service.get("volumes", [])):
+        problems.append(f"{name} has no journal volume")
+if len(lists) != 1:
+    problems.append("the members are not given the same --member list in the same order")
+worker = services.get("worker", {}).get("command", [])
+expected = ",".join(f"tcp://{name}:5556" for name in sorted(members))
+if expected not in worker:
+    problems.append(f"workers are not given every member's workers endpoint ({expected})")
+for problem in problems:
+    print(f"check-deploy: deploy/compose-group.yaml: {problem}", file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+
 echo "check-deploy: no deployment serves Fault.*"
 if grep -rn -- "--fault-injection" deploy/; then
     echo "check-deploy: a deployment serves Fault.* (any client could crash or hang its workers)" >&2

@@ -22,6 +22,8 @@ struct GroupOptions: ParsableArguments {
         valueName: "name=endpoint"
     ))
     var member: [String] = []
+    @Option(help: "Where this member's standby binds, when not its own --member endpoint (tcp://*:5560 behind a DNS name).")
+    var replicationListen: String?
     @Option(help: "Seconds of the etcd lease: a leader that cannot renew it stops serving within it.")
     var leaseTtl: Int64 = 3
     @Option(help: "In-sync standbys a leader needs to accept new requests (0: a leader alone accepts, which its host's loss loses).")
@@ -31,8 +33,8 @@ struct GroupOptions: ParsableArguments {
 
     func validate() throws {
         guard let group else {
-            if etcd != nil || name != nil || !member.isEmpty {
-                throw ValidationError("--etcd, --name and --member go with --group")
+            if etcd != nil || name != nil || !member.isEmpty || replicationListen != nil {
+                throw ValidationError("--etcd, --name, --member and --replication-listen go with --group")
             }
             return
         }
@@ -67,6 +69,7 @@ struct GroupOptions: ParsableArguments {
         var configuration = GroupConfiguration(
             group: group ?? "", name: name ?? "", dataDirectory: dataDirectory, etcdEndpoints: try etcdEndpoints(), members: try members()
         )
+        configuration.replicationListen = replicationListen
         configuration.leaseTTLSeconds = leaseTtl
         configuration.minimumInSyncStandbys = minInSyncStandbys
         configuration.coordinator = coordinator

@@ -36,6 +36,9 @@ public struct GroupConfiguration: Sendable {
     /// Every member, this one included, in the same order on every member: the first one
     /// starts a new group (only it may lead before any in-sync set was recorded).
     public var members: [Member]
+    /// Where this member's standby binds, when not its own `members` endpoint (which others
+    /// connect to): `tcp://*:5560` behind a DNS name or a NAT.
+    public var replicationListen: String?
     /// The etcd lease's time to live, in seconds: a leader that cannot renew it stops serving
     /// within it, and a successor takes over after it.
     public var leaseTTLSeconds: Int64 = 3
@@ -57,7 +60,7 @@ public struct GroupConfiguration: Sendable {
 
     /// Where this member's standby listens.
     var ownReplicationEndpoint: String {
-        members.first { $0.name == name }?.replicationEndpoint ?? ""
+        replicationListen ?? members.first { $0.name == name }?.replicationEndpoint ?? ""
     }
 
     func validate() throws(GroupConfigurationError) {

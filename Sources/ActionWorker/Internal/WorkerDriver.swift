@@ -29,6 +29,11 @@ final class WorkerDriver: IOLoopDriver {
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
     /// The coordinator, or every member of a coordinator group: a silent one is left for the next.
     @exclusivity(unchecked) private var members: MemberEndpoints
+    /// In a group, the socket's monitor: a member that drops the connection no longer leads, so
+    /// the worker moves on at once. (Not on refusals: moving at that pace, libzmq 4.3 stopped
+    /// delivering the worker's messages to the leader it reached.)
+    @exclusivity(unchecked) private var connectionEvents: Socket?
+    @exclusivity(unchecked) private var connections = 0
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
@@ -84,8 +89,10 @@ final class WorkerDriver: IOLoopDriver {
             maxMessageBytes: configuration.maxMessageBytes, now: .now
         )
         members = MemberEndpoints(configuration.coordinatorEndpoint)
+        if members.isGroup { link.registrationTimeout = configuration.heartbeatInterval * 2 }
         socket = try Self.connect(runtime: runtime, configuration: configuration, endpoint: members.current, routingID: routingID)
         runtime.register(socket) { [unowned self] _ in read() }
+        try watchConnection()
         register(link.start(at: .now))
         scheduleHeartbeats(every: link.terms.heartbeatInterval)
         let sweep = min(configuration.sessionIdleTimeout, .seconds(10))
@@ -199,9 +206,9 @@ final class WorkerDriver: IOLoopDriver {
 
     /// The coordinator fell silent: start a fresh connection and register again.
     private func reconnect(then registration: WorkerLink.Registration) {
-        // In a group, the silent member may have lost its leadership: try the next one.
+        // In a group, the member may have lost its leadership: try the next one.
         let endpoint = members.isGroup ? members.advance() : members.current
-        logger.warning("coordinator silent; reconnecting", metadata: ["endpoint": "\(endpoint)"])
+        logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
         statistics.reconnects += 1
         runtime.unregister(socket)
         // Results still queued on the old connection get a moment to leave: the coordinator
@@ -216,7 +223,38 @@ final class WorkerDriver: IOLoopDriver {
             return
         }
         runtime.register(socket) { [unowned self] _ in read() }
+        do {
+            try watchConnection()
+        } catch {
+            logger.error("cannot watch the connection to the coordinator group member", metadata: ["zmq.error": "\(error)"])
+        }
         register(registration)
+    }
+
+    /// In a group, monitors the socket for a dropped connection, replacing the last monitor.
+    private func watchConnection() throws {
+        guard members.isGroup else { return }
+        if let old = connectionEvents {
+            runtime.unregister(old)
+            old.close()
+        }
+        connections += 1
+        let endpoint = "inproc://actionbus-worker-\(String(decoding: routingID, as: UTF8.self))-\(connections)"
+        try socket.monitor(endpoint, events: .disconnected)
+        let events = try runtime.makeSocket(.pair)
+        try events.connect(endpoint)
+        connectionEvents = events
+        runtime.register(events) { [unowned self] _ in readConnectionEvents() }
+    }
+
+    private func readConnectionEvents() {
+        guard let connectionEvents else { return }
+        var lost = false
+        while connectionEvents.receiveIfAvailable(into: &incoming) {
+            if incoming.count >= 1, SocketMonitorEvents(monitorFrame: incoming[0]).contains(.disconnected) { lost = true }
+        }
+        guard lost, let registration = link.memberLost(at: .now) else { return }
+        reconnect(then: registration)
     }
 
     @discardableResult

@@ -87,6 +87,9 @@ package struct WorkerLink {
     private let ownMaxMessageBytes: Int
     /// When the coordinator last said anything (or when the connection was made).
     private var lastHeard: ContinuousClock.Instant
+    /// In a coordinator group, how long a READY may go unanswered before the worker tries the
+    /// next member (one that is not the leader never answers); `nil`: the usual liveness.
+    package var registrationTimeout: Duration?
 
     package init(heartbeatInterval: Duration, liveness: Int, maxMessageBytes: Int, now: ContinuousClock.Instant) {
         terms = Terms(heartbeatInterval: heartbeatInterval, liveness: liveness, maxResultBytes: maxMessageBytes)
@@ -134,11 +137,21 @@ package struct WorkerLink {
         return WelcomeAction(describeCatalogWithin: terms.maxResultBytes, heartbeatEvery: interval)
     }
 
+    /// A coordinator group's member dropped the connection: it no longer leads, so
+    /// the worker moves to the next member and registers there; `nil` once it has left.
+    package mutating func memberLost(at now: ContinuousClock.Instant) -> Registration? {
+        guard state != .left else { return nil }
+        state = .registering
+        lastHeard = now
+        return Registration(followedByDraining: isDraining)
+    }
+
     /// The heartbeat timer fired: heartbeat, or reconnect when the coordinator has been silent
     /// for more than interval × liveness (by the terms in force now).
     package mutating func heartbeatTimerFired(at now: ContinuousClock.Instant) -> HeartbeatAction {
         guard state != .left else { return .none }
-        guard now - lastHeard > terms.heartbeatInterval * terms.liveness else { return .sendHeartbeat }
+        let limit = state == .registering ? registrationTimeout ?? terms.heartbeatInterval * terms.liveness : terms.heartbeatInterval * terms.liveness
+        guard now - lastHeard > limit else { return .sendHeartbeat }
         state = .registering
         // The new connection gets a full liveness period to be answered.
         lastHeard = now
