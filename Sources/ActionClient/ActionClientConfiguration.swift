@@ -2,9 +2,11 @@ import ActionTransport
 
 /// Where a client connects and how long it waits.
 public struct ActionClientConfiguration: Sendable {
-    /// The coordinator's clients endpoint.
+    /// The coordinator's clients endpoint, or every member's of a coordinator group,
+    /// comma-separated: the client talks to one at a time and moves along the list to the leader.
     public var coordinatorEndpoint = "tcp://127.0.0.1:5555"
-    /// The coordinator's outcomes endpoint, for ``ActionClient/outcomes(feature:action:session:)``.
+    /// The coordinator's outcomes endpoint, for ``ActionClient/outcomes(feature:action:session:)``;
+    /// for a coordinator group every member's, comma-separated (only the leader publishes).
     public var outcomesEndpoint = "tcp://127.0.0.1:5557"
     /// The deadline of a perform that names none.
     public var defaultTimeout: Duration = .seconds(30)

@@ -8,7 +8,9 @@ import Foundation
 /// configuration.credits = 128
 /// ```
 public struct WorkerConfiguration: Sendable {
-    /// The coordinator's workers endpoint.
+    /// The coordinator's workers endpoint, or every member's of a coordinator group,
+    /// comma-separated: the worker registers with one at a time and moves along the list to
+    /// the leader.
     public var coordinatorEndpoint = "tcp://127.0.0.1:5556"
     /// The name outcomes carry; host and pid by default.
     public var name = WorkerConfiguration.defaultName

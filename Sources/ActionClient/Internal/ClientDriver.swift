@@ -463,7 +463,8 @@ final class ClientDriver: IOLoopDriver {
             try configuration.curve?.apply(to: socket)
             try socket.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: configuration.maxMessageBytes))
             try socket.setOption(.subscribe, prefix)
-            try socket.connect(configuration.outcomesEndpoint)
+            // A group's members: only the leader publishes, and a SUB hears whoever does.
+            for endpoint in MemberEndpoints(configuration.outcomesEndpoint).all { try socket.connect(endpoint) }
         } catch {
             logger.error("subscription failed", metadata: ["zmq.error": "\(error)"])
             confirmed(false)

@@ -1,0 +1,29 @@
+import ActionCoordinator
+import Foundation
+import Testing
+
+/// Group member configurations that cannot work are refused before the member talks to etcd.
+@Suite("Group configuration")
+struct GroupConfigurationTests {
+    static func configuration(name: String = "a", members: [String] = ["a", "b", "c"]) -> GroupConfiguration {
+        GroupConfiguration(
+            group: "g", name: name, dataDirectory: "/tmp/unused", etcdEndpoints: [URL(string: "http://127.0.0.1:2379")!],
+            members: members.enumerated().map { .init(name: $1, replicationEndpoint: "tcp://127.0.0.1:\(5560 + $0)") }
+        )
+    }
+
+    @Test func aWorkableConfigurationIsAccepted() throws {
+        _ = try GroupMember(configuration: Self.configuration())
+    }
+
+    @Test(arguments: [
+        ("a member not in the list", configuration(name: "d")),
+        ("two members of one name", configuration(members: ["a", "b", "a"])),
+        ("more standbys required than there are", { var c = configuration(); c.minimumInSyncStandbys = 3; return c }()),
+        ("a lease shorter than two seconds", { var c = configuration(); c.leaseTTLSeconds = 1; return c }()),
+        ("a group name with a slash", { var c = configuration(); c.group = "a/b"; return c }()),
+    ])
+    func unworkableConfigurationsAreRefused(_ why: String, _ configuration: GroupConfiguration) {
+        #expect(throws: GroupConfigurationError.self, "\(why)") { try GroupMember(configuration: configuration) }
+    }
+}
