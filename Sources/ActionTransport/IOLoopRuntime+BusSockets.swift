@@ -45,3 +45,20 @@ extension IOLoop {
         await stop()
     }
 }
+
+extension IOLoopRuntime {
+    /// A PAIR on which `socket`'s connection `events` arrive (the caller registers and closes
+    /// it), through `inproc://<name>`, which must be unique in the context.
+    package func monitorConnections(of socket: Socket, name: String, events: SocketMonitorEvents) throws -> Socket {
+        let endpoint = "inproc://\(name)"
+        try socket.monitor(endpoint, events: events)
+        let pair = try makeSocket(.pair)
+        do {
+            try pair.connect(endpoint)
+        } catch {
+            pair.close()
+            throw error
+        }
+        return pair
+    }
+}

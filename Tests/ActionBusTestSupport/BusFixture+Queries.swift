@@ -3,18 +3,19 @@ import Foundation
 /// What the coordinator reports about itself, through the commands operators run; their JSON
 /// fields are stable, so tests assert on them.
 extension BusFixture {
-    /// Runs one query command (`stats`, `workers`, `queues`, ...) with `--json` and returns its
-    /// standard output; throws when it fails.
-    package func query(_ command: String, _ arguments: [String] = []) throws -> String {
+    /// Runs one query command (`stats`, `workers`, `queues`, ...) with `--json` against
+    /// `coordinator` (this fixture's clients endpoint by default) and returns its standard
+    /// output; throws when it fails.
+    package func query(_ command: String, _ arguments: [String] = [], coordinator: String? = nil) throws -> String {
         let process = try start("\(command)-\(UUID().uuidString.prefix(6))",
-                                [command, "--json", "--timeout", "5", "--coordinator", clients] + arguments + queryOptions)
+                                [command, "--json", "--timeout", "5", "--coordinator", coordinator ?? clients] + arguments + queryOptions)
         try expect(process.waitForExit(timeout: .seconds(20)) == 0, "\(command) failed: \(process.stderr)")
         return process.stdout
     }
 
     /// The coordinator's counters (`actionbus stats --json`), by name.
-    package func statistics() throws -> [String: Int] {
-        try JSONDecoder().decode([String: Int].self, from: Data(query("stats").utf8))
+    package func statistics(coordinator: String? = nil) throws -> [String: Int] {
+        try JSONDecoder().decode([String: Int].self, from: Data(query("stats", coordinator: coordinator).utf8))
     }
 
     /// The registered workers (`actionbus workers --json`).

@@ -23,6 +23,12 @@ package final class EtcdServer: @unchecked Sendable {
         executable != nil || ProcessInfo.processInfo.environment["ACTIONBUS_REQUIRE_ETCD"] != nil
     }
 
+    /// A fresh etcd for one test; throws when etcd is not installed.
+    package static func startedForTest() async throws -> EtcdServer {
+        guard let executable else { throw FixtureError(description: "etcd is not installed (apt-get install etcd-server)") }
+        return try await EtcdServer(executable: executable)
+    }
+
     package let clientPort: Int
     package let peerPort: Int
     package let directory: URL

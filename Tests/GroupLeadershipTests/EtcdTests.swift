@@ -9,7 +9,6 @@ import Testing
 struct EtcdTests {
     /// A fresh etcd for one test.
     static func startEtcd() async throws -> EtcdServer {
-        let executable = try #require(EtcdServer.executable, "ACTIONBUS_REQUIRE_ETCD is set but etcd is not installed")
-        return try await EtcdServer(executable: executable)
+        try await EtcdServer.startedForTest()
     }
 }

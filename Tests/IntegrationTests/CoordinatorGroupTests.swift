@@ -15,20 +15,6 @@ import Testing
 struct CoordinatorGroupTests {
     static let fast = ["--heartbeat-ms", "200"]
 
-    /// Starts a worker with every member's endpoint, and load: `count` sleeps of `ms`.
-    static func startWorkerAndLoad(_ group: CoordinatorGroup, count: Int, ms: Int, credits: Int = 16) throws -> (worker: BusProcess, load: BusProcess) {
-        let worker = try group.bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--credits", "\(credits)",
-                                               "--log-format", "json"] + fast)
-        try expect(waitUntil(interval: .milliseconds(200)) {
-            (try? group.statistics()["workers"]) == 1
-        }, "the worker did not register: \(worker.stderr.suffix(2000)) \(group.logs())")
-        let load = try group.bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":\#(ms)}"#, "--count", "\(count)",
-                                                "--concurrency", "\(count)", "--timeout", "120", "--json", "--coordinator", group.clients])
-        try expect(waitUntil(interval: .milliseconds(100)) { (try? group.statistics()["completed"]) ?? 0 > count / 10 },
-                   "the load did not start: \(load.stderr.suffix(2000))")
-        return (worker, load)
-    }
-
     /// Every outcome in `answered` is in member `name`'s journal (stopped first): nothing a
     /// client was told came from a leader that had not replicated it.
     static func expectAnsweredAreInJournal(_ group: CoordinatorGroup, of name: String, _ answered: [String]) throws {
@@ -43,20 +29,44 @@ struct CoordinatorGroupTests {
         #expect(missing.isEmpty, "\(missing.count) of \(answered.count) outcomes are not in \(name)'s journal, e.g. \(missing.prefix(3))")
     }
 
-    @Test func killingTheLeaderLosesNothingAndAStandbyLeadsAtAHigherEpoch() async throws {
-        let bus = try BusFixture()
-        let group = try await CoordinatorGroup(bus: bus)
-        let first = try #require(try await group.leader())
-        let count = 3000
-        let (worker, load) = try Self.startWorkerAndLoad(group, count: count, ms: 20)
+    /// A group of three under load: 3,000 requests of 20 ms in flight (sent with every
+    /// member's endpoint) through one worker (likewise), a tenth of them done.
+    struct LoadedGroup {
+        let group: CoordinatorGroup
+        /// Who led when the load started, and its process.
+        let first: LeaderRecord
+        let leader: BusProcess
+        let worker: BusProcess
+        let load: BusProcess
+        let count: Int
+    }
 
-        let killed = try #require(group.processes[first.member])
+    static func startLoadedGroup() async throws -> LoadedGroup {
+        let group = try await CoordinatorGroup(bus: try BusFixture())
+        let first = try #require(try await group.leader())
+        let leader = try #require(group.processes[first.member])
+        let worker = try group.bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--credits", "16",
+                                               "--log-format", "json"] + fast)
+        try expect(waitUntil(interval: .milliseconds(200)) {
+            (try? group.statistics()["workers"]) == 1
+        }, "the worker did not register: \(worker.stderr.suffix(2000)) \(group.logs())")
+        let count = 3000
+        let load = try group.bus.start("load", ["perform", "Clock.sleep", "--input", #"{"ms":20}"#, "--count", "\(count)",
+                                                "--concurrency", "\(count)", "--timeout", "120", "--json", "--coordinator", group.clients])
+        try expect(waitUntil(interval: .milliseconds(100)) { (try? group.statistics()["completed"]) ?? 0 > count / 10 },
+                   "the load did not start: \(load.stderr.suffix(2000))")
+        return LoadedGroup(group: group, first: first, leader: leader, worker: worker, load: load, count: count)
+    }
+
+    @Test func killingTheLeaderLosesNothingAndAStandbyLeadsAtAHigherEpoch() async throws {
+        let loaded = try await Self.startLoadedGroup()
+        let (group, first, killed) = (loaded.group, loaded.first, loaded.leader)
         killed.signal(SIGKILL)
         try expect(killed.waitForExit(timeout: .seconds(10)) != nil, "the leader did not die")
         let second = try #require(await group.newLeader(after: first), "no member took over: \(group.logs())")
         #expect(second.member != first.member)
 
-        let answered = try LoadTests.expectEachSucceededOnce(load, count: count, worker: worker)
+        let answered = try LoadTests.expectEachSucceededOnce(loaded.load, count: loaded.count, worker: loaded.worker)
         // The killed member comes back as a standby and catches up.
         try group.start(first.member)
         #expect(await group.inSync(3), "the old leader did not rejoin in sync: \(group.logs())")
@@ -68,13 +78,8 @@ struct CoordinatorGroupTests {
     /// leading before it releases anything more; what clients were told is all in the new
     /// leader's journal.
     @Test func aLeaderPausedPastItsLeaseStopsLeadingAndRejoinsAsAStandby() async throws {
-        let bus = try BusFixture()
-        let group = try await CoordinatorGroup(bus: bus)
-        let first = try #require(try await group.leader())
-        let count = 3000
-        let (worker, load) = try Self.startWorkerAndLoad(group, count: count, ms: 20)
-
-        let paused = try #require(group.processes[first.member])
+        let loaded = try await Self.startLoadedGroup()
+        let (group, first, paused) = (loaded.group, loaded.first, loaded.leader)
         paused.signal(SIGSTOP)
         let second = try #require(await group.newLeader(after: first), "no member took over: \(group.logs())")
         paused.signal(SIGCONT)
@@ -83,7 +88,7 @@ struct CoordinatorGroupTests {
         #expect(paused.isRunning, "it rejoins, it does not exit: \(paused.stderr.suffix(2000))")
         #expect(await group.inSync(3), "the old leader did not rejoin in sync: \(group.logs())")
 
-        let answered = try LoadTests.expectEachSucceededOnce(load, count: count, worker: worker)
+        let answered = try LoadTests.expectEachSucceededOnce(loaded.load, count: loaded.count, worker: loaded.worker)
         try Self.expectAnsweredAreInJournal(group, of: second.member, answered)
     }
 

@@ -77,10 +77,10 @@ final class ClientDriver: IOLoopDriver {
             // A dropped connection loses what libzmq had already written to it: evidence of
             // loss, so what is outstanding goes again (the coordinator answers copies from its
             // table). A group member that refuses the connection is not the leader.
-            let monitorEndpoint = "inproc://actionbus-client-\(clientID)-connection-\(connection)"
-            try socket.monitor(monitorEndpoint, events: watchingRefusals ? [.disconnected, .connectRetried] : .disconnected)
-            let events = try runtime.makeSocket(.pair)
-            try events.connect(monitorEndpoint)
+            let events = try runtime.monitorConnections(
+                of: socket, name: "actionbus-client-\(clientID)-connection-\(connection)",
+                events: watchingRefusals ? [.disconnected, .connectRetried] : .disconnected
+            )
             return (socket, events)
         } catch {
             socket.close()
@@ -330,19 +330,11 @@ final class ClientDriver: IOLoopDriver {
     }
 
     private func readConnectionEvents() {
-        var lost = false
-        var refused = false
-        for _ in 0..<Self.batchSize {
-            guard connectionEvents.receiveIfAvailable(into: &incoming) else { break }
-            guard incoming.count >= 1 else { continue }
-            let event = SocketMonitorEvents(monitorFrame: incoming[0])
-            if event.contains(.disconnected) { lost = true }
-            if event.contains(.connectRetried) { refused = true }
-        }
-        if members.isGroup, lost || refused {
+        let events = connectionEvents.receiveMonitorEvents(using: &incoming, limit: Self.batchSize)
+        if members.isGroup, !events.isEmpty {
             return moveToNextMember(now: .now)
         }
-        guard lost else { return }
+        guard events.contains(.disconnected) else { return }
         carryOut(watch.connectionDropped(outstanding: outstanding))
     }
 
@@ -415,7 +407,8 @@ final class ClientDriver: IOLoopDriver {
     }
 
     private func received(_ outcome: WireOutcome) {
-        if case .failure(let code, _) = outcome.result, code == BusErrorCode.unavailable, retryLater(outcome.requestID) { return }
+        // `failureCode`, not `result`: `result` copies a forwarded success's output.
+        if outcome.failureCode == BusErrorCode.unavailable, retryLater(outcome.requestID) { return }
         acknowledgements.append(outcome.requestID)
         settle(outcome.requestID)?.deliver(.success(outcome))
     }

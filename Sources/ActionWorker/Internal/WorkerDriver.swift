@@ -207,7 +207,7 @@ final class WorkerDriver: IOLoopDriver {
     /// The coordinator fell silent: start a fresh connection and register again.
     private func reconnect(then registration: WorkerLink.Registration) {
         // In a group, the member may have lost its leadership: try the next one.
-        let endpoint = members.isGroup ? members.advance() : members.current
+        let endpoint = members.advance()
         logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
         statistics.reconnects += 1
         runtime.unregister(socket)
@@ -239,21 +239,16 @@ final class WorkerDriver: IOLoopDriver {
             old.close()
         }
         connections += 1
-        let endpoint = "inproc://actionbus-worker-\(String(decoding: routingID, as: UTF8.self))-\(connections)"
-        try socket.monitor(endpoint, events: .disconnected)
-        let events = try runtime.makeSocket(.pair)
-        try events.connect(endpoint)
+        let events = try runtime.monitorConnections(
+            of: socket, name: "actionbus-worker-\(String(decoding: routingID, as: UTF8.self))-\(connections)", events: .disconnected
+        )
         connectionEvents = events
         runtime.register(events) { [unowned self] _ in readConnectionEvents() }
     }
 
     private func readConnectionEvents() {
-        guard let connectionEvents else { return }
-        var lost = false
-        while connectionEvents.receiveIfAvailable(into: &incoming) {
-            if incoming.count >= 1, SocketMonitorEvents(monitorFrame: incoming[0]).contains(.disconnected) { lost = true }
-        }
-        guard lost, let registration = link.memberLost(at: .now) else { return }
+        guard let connectionEvents, connectionEvents.receiveMonitorEvents(using: &incoming).contains(.disconnected),
+              let registration = link.memberLost(at: .now) else { return }
         reconnect(then: registration)
     }
 

@@ -26,8 +26,7 @@ final class CoordinatorGroup: @unchecked Sendable {
     /// Starts etcd and the members, and waits until one leads with every other in sync.
     init(bus: BusFixture, count: Int = 3, extra: [String] = []) async throws {
         self.bus = bus
-        let executable = try requireEtcd()
-        etcd = try await EtcdServer(executable: executable)
+        etcd = try await EtcdServer.startedForTest()
         self.extra = extra
         members = try (0..<count).map { index in
             let name = String(UnicodeScalar(UInt8(97 + index)))
@@ -99,9 +98,7 @@ final class CoordinatorGroup: @unchecked Sendable {
 
     /// The leader's counters (`actionbus stats --json` over every member's endpoint).
     func statistics() throws -> [String: Int] {
-        let process = try bus.start("stats-\(UUID().uuidString.prefix(6))", ["stats", "--json", "--timeout", "5", "--coordinator", clients])
-        try expect(process.waitForExit(timeout: .seconds(20)) == 0, "stats failed: \(process.stderr)")
-        return try JSONDecoder().decode([String: Int].self, from: Data(process.stdout.utf8))
+        try bus.statistics(coordinator: clients)
     }
 
     /// The last lines of every member's log, for a failure's message.
@@ -110,10 +107,3 @@ final class CoordinatorGroup: @unchecked Sendable {
     }
 }
 
-/// The etcd binary, or a failure saying it must be installed.
-func requireEtcd() throws -> String {
-    guard let executable = EtcdServer.executable else {
-        throw FixtureError(description: "etcd is not installed (apt-get install etcd-server)")
-    }
-    return executable
-}
