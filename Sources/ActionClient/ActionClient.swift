@@ -18,7 +18,7 @@ import ZeroMQ
 /// coordinator is answered once.
 public final class ActionClient: Sendable {
     private let loop: IOLoop<ClientDriver>
-    private let configuration: ActionClientConfiguration
+    let configuration: ActionClientConfiguration
     /// This client's id, the first half of its request ids.
     public let clientID: String
     private let sequence = Locked<UInt64>(0)
@@ -244,11 +244,11 @@ public final class ActionClient: Sendable {
     }
 
     /// Sends the query `message(queryID)` makes and returns the JSON it is answered with.
-    private func query(_ message: @escaping @Sendable (String) -> ClientMessage) async throws -> [UInt8] {
+    func query(timeout: Duration? = nil, _ message: @escaping @Sendable (String) -> ClientMessage) async throws -> [UInt8] {
         let queryID = makeRequestID()
         return try await withCheckedThrowingContinuation { continuation in
             let queued = loop.execute { driver, _ in
-                driver.query(message(queryID), queryID: queryID) { continuation.resume(with: $0) }
+                driver.query(message(queryID), queryID: queryID, timeout: timeout) { continuation.resume(with: $0) }
             }
             if !queued { continuation.resume(throwing: ActionBusError.closed) }
         }
@@ -372,7 +372,7 @@ public final class ActionClient: Sendable {
 
     /// Subscribes `prefix` on a SUB socket of its own, feeding a stream made by `sink`, and
     /// returns once the coordinator confirmed it.
-    private func subscribe<Element: Sendable>(
+    func subscribe<Element: Sendable>(
         prefix: [UInt8], scope: OutcomeSequences.Scope, confirmationTimeout: Duration,
         sink: (AsyncStream<Element>.Continuation) -> SubscriptionSink
     ) async throws -> AsyncStream<Element> {

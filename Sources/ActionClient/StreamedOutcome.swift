@@ -11,6 +11,11 @@ public struct StreamedOutcome: Sendable, Hashable {
     /// Whether the coordinator restarted since the previous outcome of this stream: outcomes
     /// finished around the restart may be missing, uncounted (sequences start again at 1).
     public var coordinatorRestarted = false
+    /// Its position in the whole stream: one more than the outcome published before it,
+    /// across restarts and failovers of a coordinator with a journal. Resume after it with
+    /// ``ActionClient/outcomes(from:feature:action:session:confirmationTimeout:)`` at
+    /// `position + 1`.
+    public var position: UInt64 = 0
 }
 
 /// A request that started running on a worker, from the stream's began topics

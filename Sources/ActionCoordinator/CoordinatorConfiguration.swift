@@ -60,6 +60,13 @@ public struct CoordinatorConfiguration: Sendable {
     public var completedRetention = 100_000
     /// The most bytes of finished outcomes kept (outputs can be large); the oldest go first.
     public var completedRetentionBytes = 256 << 20
+    /// Outcomes of the stream kept so that a subscriber can resume from a position (0: none).
+    /// With a journal they are kept across restarts and failovers; without, for this process.
+    public var streamHistory = 100_000
+    /// The most bytes of the stream's outcomes kept; the oldest go first.
+    public var streamHistoryBytes = 64 << 20
+    /// How long the stream's outcomes are kept (`nil`: until the other bounds evict them).
+    public var streamHistoryAge: Duration? = .seconds(24 * 3600)
     /// The journal's directory: accepted requests and their outcomes are written there before
     /// the coordinator answers, and taken back after a restart. `nil` runs without a journal
     /// (what is accepted is lost if the process dies). The `actionbus` CLI defaults to

@@ -7,6 +7,12 @@ import Logging
 
 /// Clients' messages: admission (new requests, resends, conflicts, shares, refusals), cancels, acknowledgements and queries.
 extension CoordinatorCore {
+    /// The most outcomes one REPLAY-REPLY carries.
+    static let replayOutcomes = 1_000
+    /// The most kept outcomes one REPLAY looks at (a filter that matches little must not hold
+    /// the loop for the whole history).
+    static let replayScanned = 50_000
+
     /// Handles a decoded message from a client.
     package func received(_ message: ClientMessage, from client: ClientAddress, now: ContinuousClock.Instant) {
         switch message {
@@ -43,6 +49,14 @@ extension CoordinatorCore {
         case .queues(let queryID):
             let json = FleetReports.queuesJSON(queuesReport(), maxMessageBytes: configuration.maxMessageBytes)
             outbox.sendUnheld(.queues(queryID: queryID, json: json), to: client)
+        case .replay(let queryID, let prefix, let from):
+            counters.replays += 1
+            // Only what passed the commit gate is in it: it waits for nothing.
+            let chunk = history.chunk(
+                from: from, prefix: prefix, maxOutcomes: Self.replayOutcomes, maxBytes: configuration.maxMessageBytes / 2,
+                maxScanned: Self.replayScanned, instance: instance
+            )
+            outbox.sendUnheld(.replayed(queryID: queryID, chunk: chunk.bytes), to: client)
         case .ping:
             outbox.sendUnheld(.pong(instance: instance), to: client)
         case .stats(let queryID):

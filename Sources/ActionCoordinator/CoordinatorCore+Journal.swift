@@ -17,6 +17,7 @@ extension CoordinatorCore {
             outcomes.restore(outcome)
             recordStack(outcome, now: now)
         }
+        history.restore(recovery.published, head: recovery.streamHead, now: UInt64(max(0, Int64((wallNow.timeIntervalSince1970 * 1000).rounded()))))
         for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
             let request = recovered.request
             nextOrder += 1
@@ -36,7 +37,8 @@ extension CoordinatorCore {
     }
 
     /// What a compacted journal must hold: the finished outcomes still kept for retries, then the
-    /// unfinished requests in acceptance order, each with the worker deaths it has seen.
+    /// unfinished requests in acceptance order, each with the worker deaths it has seen, then
+    /// the stream's kept history and its head.
     package func journalSnapshot(now: ContinuousClock.Instant, wallNow: Date? = nil) -> [JournalRecord] {
         let wallNow = wallNow ?? wallClock()
         var records: [JournalRecord] = []
@@ -85,5 +87,11 @@ extension CoordinatorCore {
                 for _ in 0..<deaths { record(.workerDied(requestID: requestID)) }
             }
         }
+        // The stream's history, then its head: positions go on from it after a restart, and a
+        // record of a batch this compaction overtook (at a position up to the head) is read once.
+        for kept in history.kept {
+            record(.published(kept.outcome, position: kept.position, publishedAt: kept.publishedAt, finishesRequest: false))
+        }
+        record(.streamHead(history.head))
     }
 }

@@ -31,9 +31,9 @@ extension CoordinatorCore {
         metrics?.finished(
             outcome, actionIsServed: registry.isServed(outcome.action), acceptedAt: pending.recovered ? nil : acceptedAt(of: pending), now: now
         )
-        outbox.journal(.finished(outcome))
+        let position = record(outcome, finishesRequest: true, now: now)
         recordStack(outcome, now: now)
-        publish(outcome)
+        publish(outcome, at: position)
         if let client {
             outbox.send(.outcome(outcome), to: client)
         }
@@ -43,8 +43,31 @@ extension CoordinatorCore {
     /// no request and holds no credit, so it only joins the stacks and the stream.
     func nestedPerform(_ outcome: WireOutcome, now: ContinuousClock.Instant) {
         counters.nestedPerforms += 1
+        let position = record(outcome, finishesRequest: false, now: now)
         recordStack(outcome, now: now)
-        publish(outcome)
+        publish(outcome, at: position)
+    }
+
+    /// Gives `outcome` its stream position, keeps it for replays, and journals it with its
+    /// position (as the request's answer too when it `finishesRequest`). The position may be
+    /// replayed once the batch's records are durable.
+    private func record(_ outcome: WireOutcome, finishesRequest: Bool, now: ContinuousClock.Instant) -> UInt64 {
+        let publishedAt = UInt64(max(0, wallMillisecondsAtEpoch + ClockOffset.of(now) / 1_000_000))
+        let position = history.append(outcome, publishedAt: publishedAt)
+        outbox.journal(.published(outcome, position: position, publishedAt: publishedAt, finishesRequest: finishesRequest))
+        if !outbox.holdStreamPosition(position) { streamReleased(upTo: position) }
+        return position
+    }
+
+    /// The batch that published positions up to `position` passed the commit gate.
+    package func streamReleased(upTo position: UInt64) {
+        guard !historyReleaseStopped else { return }
+        history.release(upTo: position)
+    }
+
+    /// A batch was withheld: what it published must never be replayed by this coordinator.
+    package func streamWithheld() {
+        historyReleaseStopped = true
     }
 
     /// When `pending` was accepted: its deadline less the timeout it was given.
@@ -61,11 +84,11 @@ extension CoordinatorCore {
     }
 
     /// Publishes `outcome` under both its topics, numbered, when anyone subscribes.
-    func publish(_ outcome: WireOutcome) {
+    func publish(_ outcome: WireOutcome, at position: UInt64) {
         guard outbox.hasSubscribers else { return }
         // Numbered only while someone listens: a subscriber checks gaps from the first number it
-        // gets, so numbers nobody saw need not exist.
-        let publication = outcomes.publication(for: outcome)
+        // gets, so numbers nobody saw need not exist. The `all` number is the position.
+        let publication = outcomes.publication(for: outcome, position: position)
         outbox.publish(.event(topic: publication.topics.byAction, sequences: publication.sequences, outcome: outcome))
         outbox.publish(.event(topic: publication.topics.bySession, sequences: publication.sequences, outcome: outcome))
     }

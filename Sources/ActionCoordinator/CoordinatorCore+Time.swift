@@ -35,6 +35,7 @@ extension CoordinatorCore {
         admission.forgetIdleClients()
         closeIdleStacks(now: now)
         expireOwedOutcomes(now: now)
+        history.forgetExpired(now: UInt64(max(0, wallMillisecondsAtEpoch + ClockOffset.of(now) / 1_000_000)))
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (and may be evicted).

@@ -17,6 +17,7 @@ import Logging
 /// - ``WorkerRegistry``: the workers, the credit pool, the sessions' hosts, the least-loaded choice;
 /// - ``LaneScheduler``: queued requests in lanes, parked lanes, the order of dispatch;
 /// - ``OutcomeKeeper``: owed and recent outcomes, and the stream's numbering;
+/// - ``OutcomeHistory``: the stream's positions, and the outcomes kept for replays;
 /// - ``KnownActions``: the actions the fleet serves or served lately, journaled;
 /// - a ``DeadlineWheel`` of request deadlines, an `ActionStackTracker` of the sessions' stacks;
 /// - ``FleetReports``: the JSON reports for people, pure functions of the parts' state.
@@ -50,6 +51,13 @@ package final class CoordinatorCore {
     let scheduler = LaneScheduler()
     /// Kept and owed outcomes, and the stream's numbering.
     let outcomes: OutcomeKeeper
+    /// The stream's positions and the outcomes kept for replays.
+    @exclusivity(unchecked) var history: OutcomeHistory
+    /// The wall clock's milliseconds since 1970 at ``ClockOffset/epoch``: outcomes are stamped
+    /// from the `now` each call brings, not one clock read per outcome.
+    let wallMillisecondsAtEpoch: Int64
+    /// A batch was withheld (a deposed leader's): no later position may be replayed here.
+    @exclusivity(unchecked) var historyReleaseStopped = false
     /// The actions the fleet serves or served lately: what a request may wait for.
     let knownActions: KnownActions
     /// A change of ``knownActions`` waits to be journaled until the disk has room again.
@@ -109,6 +117,10 @@ package final class CoordinatorCore {
             capacity: configuration.completedRetention, byteCapacity: configuration.completedRetentionBytes,
             owedOutcomeGrace: configuration.owedOutcomeGrace, origin: now
         )
+        self.history = OutcomeHistory(
+            capacity: configuration.streamHistory, byteCapacity: configuration.streamHistoryBytes, maxAge: configuration.streamHistoryAge
+        )
+        self.wallMillisecondsAtEpoch = Int64((wallClock().timeIntervalSince1970 * 1000).rounded()) - ClockOffset.of(now) / 1_000_000
         self.metrics = configuration.recordsMetrics ? CoordinatorMetrics() : nil
         self.storage = StorageWatermark(minimumBytes: configuration.minFreeDiskBytes)
     }
@@ -138,6 +150,8 @@ package final class CoordinatorCore {
         snapshot.sessions = registry.sessions.count
         snapshot.queued = scheduler.queuedCount
         snapshot.running = unfinishedCount - scheduler.queuedCount
+        snapshot.streamPosition = Int(clamping: history.head)
+        snapshot.streamOldestPosition = Int(clamping: history.oldest)
         snapshot.outcomesOwed = outcomes.owedCount
         snapshot.outcomesKept = outcomes.keptCount
         snapshot.clients = admission.activeClients

@@ -32,6 +32,10 @@ package protocol CoordinatorOutbox: AnyObject {
     /// Whether anyone subscribes to the outcome stream; when nobody does, outcomes are numbered
     /// but not published.
     var hasSubscribers: Bool { get }
+    /// Holds the release of stream positions up to `position` for replays until the batch's
+    /// records are durable (the driver then calls ``CoordinatorCore/streamReleased(upTo:)``);
+    /// `false`: nothing is held, the position may be replayed at once.
+    func holdStreamPosition(_ position: UInt64) -> Bool
 }
 
 extension CoordinatorOutbox {
@@ -50,6 +54,9 @@ extension CoordinatorOutbox {
 
     /// Always publish.
     package var hasSubscribers: Bool { true }
+
+    /// Nothing is held: positions may be replayed at once.
+    package func holdStreamPosition(_ position: UInt64) -> Bool { false }
 
     /// Nothing waits: requests are sent at once.
     package func withdrawRequests(to worker: WorkerID) -> [String] { [] }

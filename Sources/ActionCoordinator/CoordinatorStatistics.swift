@@ -37,6 +37,13 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var streamOverflows = 0
     /// SUBSCRIBED confirmations not sent because subscriptions came faster than 1,000 a second.
     public var confirmationsDropped = 0
+    /// REPLAYs answered (subscribers resuming from a position).
+    public var replays = 0
+    /// The outcome stream's last position now.
+    public var streamPosition = 0
+    /// The oldest position a subscriber may resume from now (one past ``streamPosition`` when
+    /// nothing is kept).
+    public var streamOldestPosition = 0
     /// Accepted, unfinished requests taken back from the journal at start.
     public var recovered = 0
     /// Results adopted for recovered requests from workers that started them before a restart.

@@ -4,10 +4,13 @@ import Foundation
 /// The journal's byte layout.
 ///
 /// A record is `length (u32) · crc32 of body (u32) · body`, big-endian. The body is a kind byte
-/// (`A` accepted, `F` finished, `D` a worker died holding it, `S` the feature switches, `K` the
-/// known actions), a frame count (u16) and that many `length (u32) · bytes` frames: the
-/// request's or outcome's wire fields, and for `A` a last frame with the deadline in
-/// milliseconds since 1970 (u64); for `D` the request id; for `S` a feature name and a state
+/// (`A` accepted, `F` finished, `O` finished and published, `P` published only, `H` the
+/// stream's head, `D` a worker died holding it, `S` the feature switches, `K` the known
+/// actions), a frame count (u16) and that many `length (u32) · bytes` frames: the request's or
+/// outcome's wire fields, and for `A` a last frame with the deadline in milliseconds since 1970
+/// (u64); for `O` and `P` a first frame with the position (u64) and the time published
+/// (milliseconds since 1970, u64) before the outcome's fields; for `H` the position (u64); for
+/// `D` the request id; for `S` a feature name and a state
 /// byte per switch, as SWITCHES carries them; for `K` an action name and since when it is
 /// unserved (milliseconds since 1970, u64; 0 while served) per action.
 extension JournalRecord {
@@ -32,6 +35,12 @@ extension JournalRecord {
                 Self.appendDeadline(deadline, to: &writer)
             case .finished(let outcome):
                 writer.appendPacked { outcome.appendPacked(to: &$0) }
+            case .published(let outcome, let position, let publishedAt, _):
+                var stamp = (position.bigEndian, publishedAt.bigEndian)
+                withUnsafeBytes(of: &stamp) { writer.append($0) }
+                writer.appendPacked { outcome.appendPacked(to: &$0) }
+            case .streamHead(let position):
+                withUnsafeBytes(of: position.bigEndian) { writer.append($0) }
             case .workerDied(let requestID):
                 writer.append(requestID)
             case .featureSwitches(let switches):
@@ -78,14 +87,21 @@ extension JournalRecord {
     }
 
     private static func date(milliseconds frame: [UInt8]) -> Date {
-        let milliseconds = UInt64(UInt32(bigEndian: frame, at: 0)) << 32 | UInt64(UInt32(bigEndian: frame, at: 4))
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        Date(timeIntervalSince1970: Double(uint64(frame, at: 0)) / 1000)
+    }
+
+    private static func uint64<Bytes: RandomAccessCollection>(_ frame: Bytes, at offset: Int) -> UInt64
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        let start = frame.startIndex + offset
+        return UInt64(UInt32(bigEndian: frame, at: start)) << 32 | UInt64(UInt32(bigEndian: frame, at: start + 4))
     }
 
     private var kind: UInt8 {
         switch self {
         case .accepted, .acceptedPacked: UInt8(ascii: "A")
         case .finished: UInt8(ascii: "F")
+        case .published(_, _, _, let finishesRequest): finishesRequest ? UInt8(ascii: "O") : UInt8(ascii: "P")
+        case .streamHead: UInt8(ascii: "H")
         case .workerDied: UInt8(ascii: "D")
         case .featureSwitches: UInt8(ascii: "S")
         case .knownActions: UInt8(ascii: "K")
@@ -148,11 +164,21 @@ extension JournalRecord {
             guard let last = frames.frames.last, last.count == 8 else { return nil }
             frames.frames.removeLast()
             guard let request = try? WireRequest.decode(fields: frames, limits: limits) else { return nil }
-            let milliseconds = UInt64(UInt32(bigEndian: last, at: 0)) << 32 | UInt64(UInt32(bigEndian: last, at: 4))
-            return .accepted(request, deadline: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            return .accepted(request, deadline: date(milliseconds: last))
         case UInt8(ascii: "F"):
             guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
             return .finished(outcome)
+        case UInt8(ascii: "O"), UInt8(ascii: "P"):
+            guard frames.count > 1, frames.frames[0].count == 16 else { return nil }
+            let stamp = frames.frames.removeFirst()
+            guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
+            return .published(
+                outcome, position: Self.uint64(stamp, at: 0), publishedAt: Self.uint64(stamp, at: 8),
+                finishesRequest: kind == UInt8(ascii: "O")
+            )
+        case UInt8(ascii: "H"):
+            guard frames.count == 1, frames.frames[0].count == 8 else { return nil }
+            return .streamHead(Self.uint64(frames.frames[0], at: 0))
         case UInt8(ascii: "D"):
             guard frames.count == 1, let requestID = try? WireName.validate(frames.frames[0], field: "request id", limits: limits) else {
                 return nil

@@ -10,8 +10,17 @@ package enum JournalRecord: Sendable, Hashable {
     /// holds the request as (no `WireRequest` made of them, no field packed again on the
     /// journal's thread). Reading the journal gives `.accepted`.
     case acceptedPacked(PackedRequest, deadline: Date)
-    /// The coordinator answered an accepted request with this outcome.
+    /// The coordinator answered an accepted request with this outcome (written so by
+    /// compactions, for the outcomes kept for retries; as it happens, `.published`).
     case finished(WireOutcome)
+    /// The outcome stream published `outcome` at `position`, at `publishedAt` (milliseconds
+    /// since 1970, for the retention window). With `finishesRequest` it is also a request's
+    /// answer, as `.finished` says; without, it is history only (a worker's nested perform,
+    /// or an outcome a compaction carried over into the retention window).
+    case published(WireOutcome, position: UInt64, publishedAt: UInt64, finishesRequest: Bool)
+    /// The stream's last position when a compaction wrote the journal, so positions go on
+    /// from it even when no outcome is kept.
+    case streamHead(UInt64)
     /// A worker died holding the request (it counts toward `maxDeliveries` after a restart too).
     case workerDied(requestID: String)
     /// The fleet-wide feature switches after an operator changed them: the whole set (the last
@@ -28,7 +37,7 @@ package enum JournalRecord: Sendable, Hashable {
         switch self {
         case .accepted(let request, let deadline): (request, deadline)
         case .acceptedPacked(let packed, let deadline): packed.request.map { ($0, deadline) }
-        case .finished, .workerDied, .featureSwitches, .knownActions: nil
+        case .finished, .published, .streamHead, .workerDied, .featureSwitches, .knownActions: nil
         }
     }
 }

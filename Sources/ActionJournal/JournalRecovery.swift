@@ -7,6 +7,10 @@ package struct JournalRecovery: Sendable {
     package var unfinished: [RecoveredRequest] = []
     /// Outcomes of finished requests, oldest first (for retries and the action stacks).
     package var finished: [WireOutcome] = []
+    /// The outcome stream's history: what it published, in position order, each position once.
+    package var published: [PublishedOutcome] = []
+    /// The stream's last position: positions go on after it.
+    package var streamHead: UInt64 = 0
     /// The fleet-wide feature switches last journaled (none: no switch was ever set).
     package var featureSwitches: [String: FeatureSwitch] = [:]
     /// The known actions last journaled, each with since when it is unserved (`nil`: it was

@@ -275,6 +275,19 @@ package final class RequestJournal {
                 case .finished(let outcome):
                     if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
                     recovery.finished.append(outcome)
+                case .published(let outcome, let position, let publishedAt, let finishesRequest):
+                    if finishesRequest {
+                        if let index = unfinishedIndex.removeValue(forKey: outcome.requestID) { unfinished[index] = nil }
+                        recovery.finished.append(outcome)
+                    }
+                    // A compaction's kept history and the records of batches it overtook may
+                    // both hold a position: the first is the one.
+                    if position > recovery.streamHead {
+                        recovery.published.append(PublishedOutcome(position: position, publishedAt: publishedAt, outcome: outcome))
+                        recovery.streamHead = position
+                    }
+                case .streamHead(let position):
+                    recovery.streamHead = max(recovery.streamHead, position)
                 case .workerDied(let requestID):
                     if let index = unfinishedIndex[requestID] { unfinished[index]?.workerDeaths += 1 }
                 case .featureSwitches(let switches):

@@ -28,6 +28,10 @@ package enum ClientMessage: Sendable, Hashable {
     case workers(queryID: String)
     /// QUEUES: header, query id. Answered with QUEUES-REPLY.
     case queues(queryID: String)
+    /// REPLAY: header, query id, topic prefix (as a subscriber's, ``OutcomeTopic``; empty:
+    /// every outcome), the position to start from (u64). Answered with REPLAY-REPLY, one
+    /// ``ReplayChunk`` of the outcomes the coordinator keeps (``OutcomeTopic``'s filters apply).
+    case replay(queryID: String, prefix: [UInt8], from: UInt64)
 
     /// Appends the message's frames to `writer`.
     package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -67,6 +71,11 @@ package enum ClientMessage: Sendable, Hashable {
         case .queues(let queryID):
             writer.append(WireHeader.bytes(.queues))
             writer.append(queryID)
+        case .replay(let queryID, let prefix, let from):
+            writer.append(WireHeader.bytes(.replay))
+            writer.append(queryID)
+            writer.append(prefix)
+            writer.append(from.bigEndianBytes)
         }
     }
 
@@ -100,6 +109,14 @@ package enum ClientMessage: Sendable, Hashable {
             message = .workers(queryID: try reader.name("query id"))
         case .queues:
             message = .queues(queryID: try reader.name("query id"))
+        case .replay:
+            let queryID = try reader.name("query id")
+            let prefix = try reader.next("topic prefix")
+            guard prefix.count <= OutcomeTopic.maxPrefixBytes else {
+                throw WireError(.oversize, "REPLAY topic prefix has \(prefix.count) bytes, limit \(OutcomeTopic.maxPrefixBytes)")
+            }
+            let from = try reader.fixed("position", size: 8).bigEndianInteger(at: 0, as: UInt64.self)
+            message = .replay(queryID: queryID, prefix: Array(prefix), from: from)
         default:
             throw WireError(.unknownCommand, "\(command) is not a client command")
         }

@@ -23,6 +23,8 @@ package enum ClientReply: Sendable, Hashable {
     case workers(queryID: String, json: [UInt8])
     /// QUEUES-REPLY: header, query id, what waits and runs as a JSON object.
     case queues(queryID: String, json: [UInt8])
+    /// REPLAY-REPLY: header, query id, one ``ReplayChunk`` encoded as a single frame.
+    case replayed(queryID: String, chunk: [UInt8])
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
 
@@ -61,6 +63,10 @@ package enum ClientReply: Sendable, Hashable {
             writer.append(WireHeader.bytes(.queuesReply))
             writer.append(queryID)
             writer.append(json)
+        case .replayed(let queryID, let chunk):
+            writer.append(WireHeader.bytes(.replayReply))
+            writer.append(queryID)
+            writer.append(chunk)
         case .error(let requestID, let code, let message):
             writer.append(WireHeader.bytes(.error))
             writer.append(requestID)
@@ -98,6 +104,8 @@ package enum ClientReply: Sendable, Hashable {
             reply = .workers(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .queuesReply:
             reply = .queues(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
+        case .replayReply:
+            reply = .replayed(queryID: try reader.name("query id"), chunk: Array(try reader.body("chunk")))
         case .error:
             reply = .error(
                 requestID: try reader.name("request id", allowEmpty: true),

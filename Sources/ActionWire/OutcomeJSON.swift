@@ -11,18 +11,18 @@
 /// action an action performed on its worker) adds `"nested":true`, and an outcome of a session
 /// that is not user-initiated `"userInitiated":false`.
 package enum OutcomeJSON {
-    /// The outcome as one line of JSON, with `sequence` when it came from the stream.
+    /// The outcome as one line of JSON, with `sequence` and `position` when it came from the stream.
     ///
     /// Made twice over: once to measure it, once to write it into an array of exactly that size.
     /// The coordinator makes one per Majordomo reply and every stream subscriber one per event:
     /// appended piece by piece (a key, its quotes, its colon, each an append), it was a sixth of
     /// a subscriber's CPU.
-    package static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil) -> [UInt8] {
+    package static func encode(_ outcome: WireOutcome, sequence: UInt64? = nil, position: UInt64? = nil) -> [UInt8] {
         var size = JSONSize()
-        write(outcome, sequence: sequence, into: &size)
+        write(outcome, sequence: sequence, position: position, into: &size)
         return [UInt8](unsafeUninitializedCapacity: size.count) { buffer, initialized in
             var writer = JSONWriter(buffer)
-            write(outcome, sequence: sequence, into: &writer)
+            write(outcome, sequence: sequence, position: position, into: &writer)
             initialized = writer.count
         }
     }
@@ -42,7 +42,7 @@ package enum OutcomeJSON {
         }
     }
 
-    private static func write(_ outcome: WireOutcome, sequence: UInt64?, into json: inout some JSONSink) {
+    private static func write(_ outcome: WireOutcome, sequence: UInt64?, position: UInt64?, into json: inout some JSONSink) {
         json.raw(#"{"request":""#)
         json.escaped(outcome.requestID)
         json.raw(#"","action":""#)
@@ -66,6 +66,10 @@ package enum OutcomeJSON {
         if let sequence {
             json.raw(#","sequence":"#)
             json.escaped(String(sequence))
+        }
+        if let position {
+            json.raw(#","position":"#)
+            json.escaped(String(position))
         }
         json.raw("}")
     }

@@ -9,6 +9,17 @@ package enum OutcomeTopic {
     /// The separator between topic parts.
     package static let separator: UInt8 = 0x1F
 
+    /// The longest prefix a REPLAY may name: a kind, a session, a feature and an action, each
+    /// at most 255 bytes, and their separators.
+    package static let maxPrefixBytes = 2 + 3 * 256
+
+    /// Whether a subscriber of `prefix` gets `outcome`: whether either of its topics starts with it.
+    package static func matches(_ outcome: WireOutcome, prefix: [UInt8]) -> Bool {
+        guard !prefix.isEmpty else { return true }
+        let (byAction, bySession) = topics(for: outcome)
+        return byAction.starts(with: prefix) || bySession.starts(with: prefix)
+    }
+
     /// The subscription prefix for a filter; `nil` parts match anything.
     ///
     /// An `action` is either `Feature.action` or a bare action name used with `feature`.

@@ -21,6 +21,8 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case workers = 0x09
     /// Ask what waits and what runs, per action and per session.
     case queues = 0x0A
+    /// Ask for outcomes the stream published, from a position on.
+    case replay = 0x0B
 
     // Coordinator -> client.
     /// The request is recorded and will be performed.
@@ -41,6 +43,8 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case workersReply = 0x18
     /// The answer to ``queues``.
     case queuesReply = 0x19
+    /// The answer to ``replay``.
+    case replayReply = 0x1A
 
     // Worker -> coordinator.
     /// Register, or re-register, the actions and credits a worker offers.
@@ -101,6 +105,8 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .workersReply: "WORKERS-REPLY"
         case .queues: "QUEUES"
         case .queuesReply: "QUEUES-REPLY"
+        case .replay: "REPLAY"
+        case .replayReply: "REPLAY-REPLY"
         case .switches: "SWITCHES"
         case .began, .beganEvent: "BEGAN"
         case .catalog: "CATALOG"

@@ -103,6 +103,13 @@ struct CoordinatorTuning: ParsableArguments {
     @Option(help: "Milliseconds a recorded request waits before ACCEPTED goes to its ActionBus client; it goes only if the request has no outcome by then (0: at once, always).")
     var acceptanceDelayMs = 100
 
+    @Option(help: "Outcomes of the stream kept so that subscribers can resume from a position (subscribe --from); journaled, so kept across restarts and failovers (0: none).")
+    var streamHistory = 100_000
+    @Option(help: "The most bytes of the stream's outcomes kept (64MiB, 1GiB); the oldest go first.")
+    var streamHistoryBytes = ByteSize(bytes: 64 << 20)
+    @Option(help: "How long the stream's outcomes are kept (30m, 24h, 7d or never: until --stream-history evicts them).")
+    var streamHistoryAge = DurationArgument(.seconds(24 * 3600))
+
     var configuration: CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration()
         configuration.majordomoBusyTimeout = .milliseconds(Int64(majordomoBusySeconds * 1000))
@@ -120,6 +127,9 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.peerHighWaterMark = peerHwm
         configuration.stackIdleTimeout = .milliseconds(Int64(stackIdleSeconds * 1000))
         configuration.sessionIdleTimeout = .milliseconds(Int64(sessionIdleSeconds * 1000))
+        configuration.streamHistory = streamHistory
+        configuration.streamHistoryBytes = streamHistoryBytes.bytes
+        configuration.streamHistoryAge = streamHistoryAge.duration
         return configuration
     }
 
@@ -129,10 +139,10 @@ struct CoordinatorTuning: ParsableArguments {
         }
         guard maxQueued > 0, maxQueuedPerClient > 0, heartbeatMs > 0, maxDeliveries > 0, maxMessageBytes > 0, outcomeHwm > 0, peerHwm > 0,
               maxTimeout > 0, noWorkerGrace >= 0, stackIdleSeconds > 0, sessionIdleSeconds > 0, majordomoBusySeconds > 0,
-              acceptanceDelayMs >= 0 else {
+              acceptanceDelayMs >= 0, streamHistory >= 0, streamHistoryBytes.bytes > 0 else {
             throw ValidationError("""
                 --max-queued, --max-queued-per-client, --heartbeat-ms, --max-deliveries, --max-message-bytes, --outcome-hwm \
-                --max-timeout, --stack-idle-seconds, --session-idle-seconds and --majordomo-busy-seconds must be positive; --no-worker-grace and --acceptance-delay-ms must not be negative
+                --max-timeout, --stack-idle-seconds, --session-idle-seconds, --majordomo-busy-seconds and --stream-history-bytes must be positive; --no-worker-grace, --acceptance-delay-ms and --stream-history must not be negative
                 """)
         }
     }

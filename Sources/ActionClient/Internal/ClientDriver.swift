@@ -180,12 +180,15 @@ final class ClientDriver: IOLoopDriver {
     }
 
     /// Sends a STACKS or STATS query and delivers its JSON answer, or `timedOut`.
-    func query(_ message: ClientMessage, queryID: String, deliver: @escaping @Sendable (Result<[UInt8], ActionBusError>) -> Void) {
+    func query(
+        _ message: ClientMessage, queryID: String, timeout: Duration?, deliver: @escaping @Sendable (Result<[UInt8], ActionBusError>) -> Void
+    ) {
         queries[queryID] = deliver
         send(message)
-        runtime.schedule(after: configuration.defaultTimeout) { [weak self] in
+        let timeout = timeout ?? configuration.defaultTimeout
+        runtime.schedule(after: timeout) { [weak self] in
             guard let self, let deliver = self.queries.removeValue(forKey: queryID) else { return }
-            deliver(.failure(.unreachable(self.configuration.coordinatorEndpoint, after: self.configuration.defaultTimeout)))
+            deliver(.failure(.unreachable(self.configuration.coordinatorEndpoint, after: timeout)))
         }
     }
 
@@ -384,7 +387,7 @@ final class ClientDriver: IOLoopDriver {
             case .outcomeBatch(let outcomes):
                 for outcome in outcomes { received(outcome) }
             case .stacks(let queryID, let json), .stats(let queryID, let json), .features(let queryID, let json),
-                 .workers(let queryID, let json), .queues(let queryID, let json):
+                 .workers(let queryID, let json), .queues(let queryID, let json), .replayed(let queryID, let json):
                 queries.removeValue(forKey: queryID)?(.success(json))
             case .pong(let instance):
                 carryOut(watch.pongReceived(instance: instance))
@@ -492,6 +495,8 @@ final class ClientDriver: IOLoopDriver {
             for event in events { continuation.yield(streamed(event, on: subscription)) }
         case .outcomeBatches(let continuation):
             continuation.yield(events.map { streamed($0, on: subscription) })
+        case .resumable(let continuation):
+            continuation.yield(.outcomes(events.map { streamed($0, on: subscription) }))
         case .began:
             break
         }
@@ -503,6 +508,7 @@ final class ClientDriver: IOLoopDriver {
         let missed = subscription.lastSequence.map { sequence > $0 + 1 ? sequence - $0 - 1 : 0 } ?? 0
         subscription.lastSequence = sequence
         var streamed = StreamedOutcome(outcome: event.outcome, sequence: sequence, missed: missed)
+        streamed.position = event.sequences[.all]
         streamed.coordinatorRestarted = subscription.restartPending
         subscription.restartPending = false
         return streamed
@@ -525,6 +531,9 @@ final class ClientDriver: IOLoopDriver {
                     // Resubscribed to a restarted coordinator: its numbering starts afresh.
                     subscription.restartPending = true
                     subscription.lastSequence = nil
+                }
+                if subscription.coordinatorInstance != instance, case .resumable(let continuation) = subscription.sink {
+                    continuation.yield(.confirmed(instance: instance))
                 }
                 subscription.coordinatorInstance = instance
                 if let confirmed = subscription.confirmed {

@@ -31,12 +31,26 @@ enum SubscriptionSink {
     /// Outcomes in the runs they arrived in.
     case outcomeBatches(AsyncStream<[StreamedOutcome]>.Continuation)
     case began(AsyncStream<StreamedBegan>.Continuation)
+    /// Outcomes in runs, and word when another coordinator confirmed the subscription (a
+    /// restart or a failover), for a subscription that resumes from a position.
+    case resumable(AsyncStream<ResumableStreamEvent>.Continuation)
 
     func finish() {
         switch self {
         case .outcomes(let continuation): continuation.finish()
         case .outcomeBatches(let continuation): continuation.finish()
         case .began(let continuation): continuation.finish()
+        case .resumable(let continuation): continuation.finish()
         }
     }
+}
+
+/// What the live side of a resuming subscription hears.
+enum ResumableStreamEvent: Sendable {
+    /// A run of outcomes, as they arrived.
+    case outcomes([StreamedOutcome])
+    /// A coordinator instance confirmed the subscription: the first, or another after a
+    /// restart or failover (what was published in between reached no socket, so the history
+    /// is asked for it).
+    case confirmed(instance: String)
 }

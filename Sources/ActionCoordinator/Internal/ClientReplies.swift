@@ -184,6 +184,7 @@ final class ClientReplies {
         case .features: "FEATURES"
         case .workers: "WORKERS"
         case .queues: "QUEUES"
+        case .replayed: "REPLAY"
         case .error(let requestID, let code, _): "ERROR \(code) for \(requestID)"
         }
     }

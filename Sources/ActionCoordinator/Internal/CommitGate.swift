@@ -149,6 +149,11 @@ final class CommitGate {
         held.events.append(event)
     }
 
+    /// Holds the release of the stream's positions up to `position` to the batch's commit.
+    func holdStreamPosition(_ position: UInt64) {
+        held.streamPosition = position
+    }
+
     // MARK: Passing
 
     /// Ends a batch. Returns its output when it may leave now: without a journal, or with

@@ -156,6 +156,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         for batch in commitGate.takeCommitted() where !commitGate.hasFailed {
             if batch.unreplicated {
                 unreplicated += batch.output.replies.count + batch.output.acceptances.count
+                core.streamWithheld()
                 continue
             }
             if let failure = batch.failure {
@@ -187,6 +188,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     private func release(_ output: HeldOutput) {
+        if output.streamPosition > 0 { core.streamReleased(upTo: output.streamPosition) }
         outcomeStream.send(output.events)
         clientReplies.release(output)
     }
@@ -391,4 +393,10 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     var hasSubscribers: Bool { outcomeStream.hasSubscribers }
+
+    func holdStreamPosition(_ position: UInt64) -> Bool {
+        guard commitGate.isJournaling else { return false }
+        commitGate.holdStreamPosition(position)
+        return true
+    }
 }

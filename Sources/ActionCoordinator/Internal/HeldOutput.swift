@@ -6,6 +6,8 @@ struct HeldOutput: Sendable {
     var events: [StreamMessage] = []
     var acceptances: [(client: ClientAddress, requestIDs: [String])] = []
     var replies: [(reply: ClientReply, client: ClientAddress)] = []
+    /// The last stream position the batch gave (0: none): replays may show it once it leaves.
+    var streamPosition: UInt64 = 0
 
-    var isEmpty: Bool { events.isEmpty && acceptances.isEmpty && replies.isEmpty }
+    var isEmpty: Bool { events.isEmpty && acceptances.isEmpty && replies.isEmpty && streamPosition == 0 }
 }

@@ -77,8 +77,8 @@ final class OutcomeKeeper {
     }
 
     /// The numbers and topics `outcome` is published with.
-    func publication(for outcome: WireOutcome) -> OutcomeSequencer.Publication {
-        sequencer.next(for: outcome)
+    func publication(for outcome: WireOutcome, position: UInt64) -> OutcomeSequencer.Publication {
+        sequencer.next(for: outcome, position: position)
     }
 
     /// Forgets the stream counters of `sessions` (ended, or idle).

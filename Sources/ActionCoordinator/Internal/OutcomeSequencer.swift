@@ -1,7 +1,8 @@
 import ActionWire
 
 /// Numbers published outcomes per filter scope, so every subscriber can detect gaps, and names
-/// the two topics each is published under.
+/// the two topics each is published under. The `all` scope's number is the outcome's stream
+/// position (``OutcomeHistory``), which every outcome has whether or not anyone listens.
 struct OutcomeSequencer {
     /// What an outcome is published with: its numbers and its topics.
     struct Publication {
@@ -29,12 +30,10 @@ struct OutcomeSequencer {
 
     private typealias Counters = [Key: UInt64]
 
-    private var all: UInt64 = 0
     private var counters: Counters = [:]
     private var run: Run?
 
-    mutating func next(for outcome: WireOutcome) -> Publication {
-        all += 1
+    mutating func next(for outcome: WireOutcome, position all: UInt64) -> Publication {
         if let run, run.action == outcome.action, run.session == outcome.session {
             let sequences = OutcomeSequences([
                 all, bump(at: run.places.0), bump(at: run.places.1), bump(at: run.places.2),
