@@ -151,7 +151,7 @@ package final class CoordinatorCore {
         snapshot.queued = scheduler.queuedCount
         snapshot.running = unfinishedCount - scheduler.queuedCount
         snapshot.streamPosition = Int(clamping: history.head)
-        snapshot.streamOldestPosition = Int(clamping: history.oldest)
+        snapshot.streamOldestPosition = Int(clamping: history.kept.first?.position ?? 0)
         snapshot.outcomesOwed = outcomes.owedCount
         snapshot.outcomesKept = outcomes.keptCount
         snapshot.clients = admission.activeClients

@@ -41,8 +41,8 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var replays = 0
     /// The outcome stream's last position now.
     public var streamPosition = 0
-    /// The oldest position a subscriber may resume from now (one past ``streamPosition`` when
-    /// nothing is kept).
+    /// The oldest position kept now, the oldest a subscriber may resume from (0: none is kept;
+    /// a subscriber may resume only from one past ``streamPosition``).
     public var streamOldestPosition = 0
     /// Accepted, unfinished requests taken back from the journal at start.
     public var recovered = 0

@@ -31,6 +31,16 @@ package enum JournalRecord: Sendable, Hashable {
     /// a worker served it when this was written).
     case knownActions([String: Date?])
 
+    /// The outcome a record answers its request with (`.finished`, or `.published` that
+    /// finishes a request); `nil` for any other record.
+    package var finishedOutcome: WireOutcome? {
+        switch self {
+        case .finished(let outcome): outcome
+        case .published(let outcome, _, _, let finishesRequest): finishesRequest ? outcome : nil
+        default: nil
+        }
+    }
+
     /// The accepted request and its deadline, of either form of an acceptance; `nil` for any
     /// other record (or a packed one whose bytes do not decode, which the coordinator never makes).
     package var acceptance: (request: WireRequest, deadline: Date)? {

@@ -59,7 +59,11 @@ struct CoordinatorJournalTests {
         #expect(h.outbox.journaled.count == 2, "the acceptance, then the actions the new worker made known")
         h.complete(request, on: w1)
         #expect(h.outbox.journaled.count == 3)
-        #expect(h.outbox.journaled.last == .finished(try #require(h.outcome("r"))))
+        let outcome = try #require(h.outcome("r"))
+        guard case .published(outcome, position: 1, _, finishesRequest: true) = h.outbox.journaled.last else {
+            Issue.record("the outcome was not journaled at the stream's first position: \(h.outbox.journaled)")
+            return
+        }
     }
 
     @Test func refusedAndDuplicateRequestsAreNotJournaled() {
@@ -115,7 +119,7 @@ struct CoordinatorJournalTests {
 
         // w1 ran it for the previous coordinator and reports before registering again.
         h.complete(request, on: w1)
-        guard case .finished(let outcome) = try #require(h.outbox.journaled.last) else {
+        guard let outcome = try #require(h.outbox.journaled.last).finishedOutcome else {
             Issue.record("the adopted result was not journaled")
             return
         }
@@ -139,7 +143,7 @@ struct CoordinatorJournalTests {
         #expect(h.core.statistics.queued == 1)
     }
 
-    @Test func theSnapshotHoldsKeptOutcomesThenUnfinishedRequestsInOrder() throws {
+    @Test func theSnapshotHoldsKeptOutcomesThenUnfinishedRequestsInOrderThenTheStreamsHistory() throws {
         let h = CoordinatorHarness()
         h.ready(w1, credits: 1)
         let first = h.perform("first", timeoutMilliseconds: 10_000)
@@ -153,7 +157,13 @@ struct CoordinatorJournalTests {
             return
         }
         #expect(Set(known.keys) == Set(CoordinatorHarness.exampleActions))
-        #expect(snapshot.count == 3)
+        #expect(snapshot.count == 5)
+        // The stream's history (first's outcome, as history only), then its head.
+        #expect(snapshot.suffix(2) == [
+            .published(try #require(h.outcome("first")), position: 1, publishedAt: try publishedAt(snapshot[3]), finishesRequest: false),
+            .streamHead(1),
+        ])
+        snapshot.removeLast(2)
         guard case .finished(let outcome) = snapshot[0] else {
             Issue.record("the snapshot does not start with the outcome: \(snapshot)")
             return
@@ -233,5 +243,10 @@ struct CoordinatorJournalTests {
         restarted.tick(at: .seconds(5))
         // Nobody has asked again yet, so it is published and journaled, not sent.
         #expect(restarted.events.first?.outcome.failureCode == BusErrorCode.poisoned)
+    }
+
+    private func publishedAt(_ record: JournalRecord) throws -> UInt64 {
+        guard case .published(_, _, let publishedAt, _) = record else { throw JournalError("not a published outcome: \(record)") }
+        return publishedAt
     }
 }

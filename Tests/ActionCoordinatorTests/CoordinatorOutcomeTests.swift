@@ -10,6 +10,57 @@ struct CoordinatorOutcomeTests {
     let w1 = WorkerID([0xA1])
     let w2 = WorkerID([0xB2])
 
+    /// The REPLAY-REPLY the client got for `queryID`.
+    func replayed(_ h: CoordinatorHarness, queryID: String) throws -> ReplayChunk {
+        for case .replayed(queryID, let bytes) in h.replies { return try ReplayChunk(bytes: bytes) }
+        throw JournalError("no REPLAY-REPLY for \(queryID): \(h.replies)")
+    }
+
+    @Test func everyOutcomeTakesTheNextPositionAndAReplayGivesThemBackFiltered() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1)
+        let first = h.perform("a", action: "Documents.open", session: "doc")
+        let second = h.perform("b")
+        h.complete(first, on: w1, output: #"{"name":"a","text":""}"#)
+        var nested = WireOutcome(
+            requestID: "w1/1", action: "Sequence.next", session: "doc", worker: "worker-w1", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: Array("1".utf8))
+        )
+        nested.nested = true
+        h.worker(w1, sends: .result(nested))
+        h.complete(second, on: w1)
+        // The stream's `all` number is the position, published or not.
+        #expect(h.events.map(\.sequences[.all]) == [1, 1, 2, 2, 3, 3])
+
+        h.send(.replay(queryID: "all", prefix: [], from: 1))
+        let all = try replayed(h, queryID: "all")
+        #expect(all.outcomes.map(\.position) == [1, 2, 3])
+        #expect(all.outcomes.map(\.outcome.requestID) == ["a", "w1/1", "b"])
+        #expect(all.oldest == 1 && all.head == 3 && all.caughtUp && all.instance == h.core.instance)
+
+        h.send(.replay(queryID: "doc", prefix: OutcomeTopic.prefix(session: "doc"), from: 2))
+        #expect(try replayed(h, queryID: "doc").outcomes.map(\.outcome.requestID) == ["w1/1"])
+        #expect(h.core.statistics.replays == 2 && h.core.statistics.streamPosition == 3)
+    }
+
+    @Test func aRestartReplaysTheJournaledHistoryAndGoesOnFromItsHead() throws {
+        let before = CoordinatorHarness()
+        before.ready(w1)
+        before.complete(before.perform("a"), on: w1)
+        before.complete(before.perform("b"), on: w1)
+        var journal = JournalSnapshot()
+        for record in before.outbox.journaled { journal.append(record) }
+        let (recovery, _) = try RequestJournal.recovery(of: journal.bytes)
+
+        let after = CoordinatorHarness()
+        after.core.restore(recovery, now: after.t0)
+        after.send(.replay(queryID: "q", prefix: [], from: 1))
+        #expect(try replayed(after, queryID: "q").outcomes.map(\.outcome) == [try #require(before.outcome("a")), try #require(before.outcome("b"))])
+        after.ready(w1)
+        after.complete(after.perform("c"), on: w1)
+        #expect(after.events.map(\.sequences[.all]) == [3, 3])
+    }
+
     @Test func resultIsForwardedAndPublishedUnderBothTopics() throws {
         let h = CoordinatorHarness()
         h.ready(w1)

@@ -40,9 +40,9 @@ struct OutcomeSequencerTests {
             ("Echo.sayDirect", ""), ("Echo.say", ""), ("Echo.say", "s1"), ("Echo.say", "s1"),
             ("Math.add", "s1"), ("Math.add", "s1"), ("Echo.say", "s2"), ("Echo.say", ""), ("Echo.say", ""),
         ]
-        for (action, session) in steps {
+        for (index, (action, session)) in steps.enumerated() {
             let outcome = Self.outcome(action, session)
-            let publication = sequencer.next(for: outcome)
+            let publication = sequencer.next(for: outcome, position: UInt64(index + 1))
             #expect(publication.sequences.values == model.next(action: action, session: session), "\(action) in '\(session)'")
             // The topics kept for a run are this outcome's, not the run's before it.
             let topics = OutcomeTopic.topics(for: outcome)
@@ -52,12 +52,12 @@ struct OutcomeSequencerTests {
 
     @Test func aForgottenSessionStartsAgainAtOneAndTheRunAfterItStillCounts() {
         var sequencer = OutcomeSequencer()
-        _ = sequencer.next(for: Self.outcome("Echo.say", "s1"))
-        _ = sequencer.next(for: Self.outcome("Echo.say", "s1"))
+        _ = sequencer.next(for: Self.outcome("Echo.say", "s1"), position: 1)
+        _ = sequencer.next(for: Self.outcome("Echo.say", "s1"), position: 2)
         sequencer.forget(sessions: ["s1"])
-        let again = sequencer.next(for: Self.outcome("Echo.say", "s1")).sequences
-        // Stream-wide and per-action counters go on; the session's counters restart.
+        let again = sequencer.next(for: Self.outcome("Echo.say", "s1"), position: 3).sequences
+        // The position (the stream-wide number) and per-action counters go on; the session's counters restart.
         #expect(again.values == [3, 3, 3, 1, 1, 1])
-        #expect(sequencer.next(for: Self.outcome("Echo.say", "s1")).sequences.values == [4, 4, 4, 2, 2, 2])
+        #expect(sequencer.next(for: Self.outcome("Echo.say", "s1"), position: 4).sequences.values == [4, 4, 4, 2, 2, 2])
     }
 }

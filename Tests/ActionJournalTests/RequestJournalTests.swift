@@ -50,6 +50,26 @@ struct RequestJournalTests {
         #expect(recovery.discardedBytes == 0)
     }
 
+    @Test func publishedOutcomesComeBackInPositionOrderOnceAndTheStreamGoesOnFromItsHead() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try withJournal { journal in
+            journal.append(.accepted(request("a"), deadline: Date(timeIntervalSince1970: 1_900_000_000)))
+            journal.append(.published(outcome("a"), position: 1, publishedAt: 1_000, finishesRequest: true))
+            journal.append(.published(outcome("nested"), position: 2, publishedAt: 2_000, finishesRequest: false))
+            // A compaction's history overtaken by a batch's own record: read once.
+            journal.append(.published(outcome("nested"), position: 2, publishedAt: 2_000, finishesRequest: false))
+            journal.append(.streamHead(5))
+            try journal.commit()
+        }
+        let recovery = try withJournal { $0.recovery }
+        #expect(recovery.unfinished.isEmpty, "a published outcome that finishes its request finishes it")
+        #expect(recovery.finished == [outcome("a")])
+        #expect(recovery.published.map(\.position) == [1, 2])
+        #expect(recovery.published.map(\.publishedAt) == [1_000, 2_000])
+        #expect(recovery.published.map(\.outcome.requestID) == ["a", "nested"])
+        #expect(recovery.streamHead == 5)
+    }
+
     @Test func aRequestThatIsNotUserInitiatedComesBackSo() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var background = request("bg")

@@ -36,6 +36,20 @@ struct WireRejectionTests {
         #expect(clientError([WireGoldenTests.h(0x01), [0xFF, 0xFF, 0xFF, 0xFF, 0x41]]) == .truncated)
     }
 
+    @Test func aReplayMustNameAPositionOfEightBytesAndAPrefixOfBoundedSize() throws {
+        let replay = ClientMessage.replay(queryID: "q", prefix: OutcomeTopic.prefix(feature: "Echo"), from: 42)
+        var frames = WireFrameList()
+        replay.encode(into: &frames)
+        #expect(try ClientMessage.decode(frames) == replay)
+        var shortPosition = frames
+        shortPosition.frames[3] = [0, 42]
+        #expect(clientError(shortPosition.frames) == .truncated)
+        var longPrefix = frames
+        longPrefix.frames[2] = Array(repeating: 0x41, count: OutcomeTopic.maxPrefixBytes + 1)
+        #expect(clientError(longPrefix.frames) == .oversize)
+        #expect(clientError(Array(frames.frames.prefix(3))) == .truncated)
+    }
+
     @Test func recordsBeyondTheLimitsAreRejected() {
         let record = Self.perform()[1]
         var limits = WireLimits()

@@ -59,9 +59,10 @@ struct OutcomeKeeperTests {
         #expect(keeper.dueOwed(now: F.origin + .seconds(7)).map(\.requestID) == ["r"])
     }
 
-    @Test func publicationsAreNumberedInOrder() {
+    @Test func aPublicationIsNumberedAtItsPositionAndItsActionCounts() {
         let keeper = keeper()
-        let first = keeper.publication(for: outcome("a")), second = keeper.publication(for: outcome("b"))
-        #expect(second.sequences[.all] == first.sequences[.all] + 1)
+        let first = keeper.publication(for: outcome("a"), position: 7), second = keeper.publication(for: outcome("b"), position: 8)
+        #expect(first.sequences[.all] == 7 && second.sequences[.all] == 8)
+        #expect(second.sequences[.action] == first.sequences[.action] + 1)
     }
 }

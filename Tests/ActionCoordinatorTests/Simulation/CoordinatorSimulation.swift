@@ -136,7 +136,7 @@ final class CoordinatorSimulation {
     private func learn(from record: JournalRecord) {
         if let (request, _) = record.acceptance {
             noteAccepted(request)
-        } else if case .finished(let outcome) = record {
+        } else if let outcome = record.finishedOutcome {
             finishedIDs.insert(outcome.requestID)
         }
     }
