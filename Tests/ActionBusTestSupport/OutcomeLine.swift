@@ -18,6 +18,8 @@ package struct OutcomeLine: Decodable, Sendable {
     package let closeActionStack: Bool
     /// The stream's sequence number in the subscriber's scope (subscribers only).
     package let sequence: UInt64?
+    /// The outcome's position in the whole stream (subscribers only).
+    package let position: UInt64?
 
     /// Parses every line.
     package static func parse(_ lines: [String]) throws -> [OutcomeLine] {

@@ -6,8 +6,9 @@ import Testing
 
 /// A coordinator group (`actionbus coordinator --group`): three members, etcd deciding who
 /// leads, clients and workers given every member. Under load, the leader is killed, or paused
-/// past its lease: a standby takes over at a higher epoch, every request succeeds once, and the
-/// old leader rejoins as a standby.
+/// past its lease: a standby takes over at a higher epoch, every request succeeds once, a
+/// subscriber resuming from the stream's start sees each outcome once, and the old leader
+/// rejoins as a standby.
 @Suite(
     "A coordinator group", .serialized, .timeLimit(.minutes(4)),
     .enabled(if: EtcdServer.testsEnabled, "needs etcd: apt-get install etcd-server")
@@ -61,12 +62,16 @@ struct CoordinatorGroupTests {
     @Test func killingTheLeaderLosesNothingAndAStandbyLeadsAtAHigherEpoch() async throws {
         let loaded = try await Self.startLoadedGroup()
         let (group, first, killed) = (loaded.group, loaded.first, loaded.leader)
+        // A subscriber resuming from the start, through the failover.
+        let subscriber = try ResumedStreamTests.startResumingSubscriber(group.bus, count: loaded.count, clients: group.clients, outcomes: group.outcomes)
+        try expect(waitUntil(interval: .milliseconds(50)) { subscriber.stdoutLines.count > 100 }, "the subscriber printed nothing: \(subscriber.stderr)")
         killed.signal(SIGKILL)
         try expect(killed.waitForExit(timeout: .seconds(10)) != nil, "the leader did not die")
         let second = try #require(await group.newLeader(after: first), "no member took over: \(group.logs())")
         #expect(second.member != first.member)
 
         let answered = try LoadTests.expectEachSucceededOnce(loaded.load, count: loaded.count, worker: loaded.worker)
+        try ResumedStreamTests.expectSawEachOnce(subscriber, answered)
         // The killed member comes back as a standby and catches up.
         try group.start(first.member)
         #expect(await group.inSync(3), "the old leader did not rejoin in sync: \(group.logs())")

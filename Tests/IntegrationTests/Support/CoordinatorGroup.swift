@@ -44,6 +44,8 @@ final class CoordinatorGroup: @unchecked Sendable {
     var clients: String { members.map(\.clients).joined(separator: ",") }
     /// Every member's workers endpoint, for a worker's `--coordinator`.
     var workers: String { members.map(\.workers).joined(separator: ",") }
+    /// Every member's outcomes endpoint, for a subscriber's `--outcomes`.
+    var outcomes: String { members.map(\.outcomes).joined(separator: ",") }
 
     /// Starts (or starts again) member `name`.
     @discardableResult
