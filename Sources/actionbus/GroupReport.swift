@@ -36,9 +36,11 @@ struct GroupReport: Codable, Equatable {
         var text = lines.joined(separator: "\n") + "\n"
         guard !members.isEmpty else { return text }
         var rows = [["MEMBER", "ROLE", "EPOCH", "LEADER SEEN", "STANDBYS IN SYNC", "ACK LAG", "TERMS LED", "LEADERSHIP CHANGES"]]
+        var unreachable: [String] = []
         for member in members {
             guard let status = member.status else {
-                rows.append([member.name, "unreachable: \(member.error ?? "no answer")"])
+                rows.append([member.name, "unreachable"])
+                unreachable.append("\(member.name) (\(member.url)): \(member.error ?? "no answer")")
                 continue
             }
             let replication = status.replication.map { "\($0.inSync)/\($0.configured) (\($0.required) needed)" } ?? "-"
@@ -48,6 +50,7 @@ struct GroupReport: Codable, Equatable {
             ])
         }
         text += "\n" + TableText.render(rows)
-        return text
+        // Below the table, so that a long reason does not widen its columns.
+        return text + unreachable.map { $0 + "\n" }.joined()
     }
 }
