@@ -79,8 +79,14 @@ struct CoordinatorGroupOperationsTests {
             (try? Self.readyMembers(group)) == [first.member]
         }
         #expect(readyOnLeader, "/readyz was not 200 on the leader alone: \((try? Self.readyMembers(group)) ?? []) \(group.logs())")
-        let notReady = try #require(httpRequest(port: try Self.port(group, standbys[0]), path: "/readyz"))
-        #expect(notReady.status == 503 && notReady.body.contains(#""leader":"\#(first.member)""#), "\(notReady.body)")
+        // A standby names the leader once its elector has read the key (it polls every 250 ms).
+        let standbyPort = try Self.port(group, standbys[0])
+        var notReady: (status: Int, body: String)?
+        let namesLeader = await eventually(timeout: .seconds(10), interval: .milliseconds(100)) {
+            notReady = httpRequest(port: standbyPort, path: "/readyz")
+            return notReady?.body.contains(#""leader":"\#(first.member)""#) == true
+        }
+        #expect(namesLeader && notReady?.status == 503, "\(String(describing: notReady))")
 
         // The leader reports its replication once both standbys acknowledge it.
         var leaderStatus: MemberStatus?
@@ -96,7 +102,7 @@ struct CoordinatorGroupOperationsTests {
         #expect(Set(leader.inSyncSet ?? []) == Set(group.members.map(\.name)) && leader.inSyncSet?.first == first.member)
         let standby = try #require(try Self.status(group, standbys[0]))
         #expect(standby.role == "standby" && standby.epoch == nil && standby.replication == nil && standby.termsLed == 0)
-        #expect(standby.leader == first.member && standby.leaderEpoch == first.epoch)
+        #expect(standby.leader == first.member && standby.leaderEpoch == first.epoch, "\(standby)")
         #expect(Set(standby.inSyncSet ?? []) == Set(group.members.map(\.name)), "a standby reads the in-sync set from etcd")
 
         // The coordinator's own routes answer on the leader only.
