@@ -113,6 +113,7 @@ let package = Package(
                 "ActionWire",
                 "ActionWorker",
                 "ExampleFeatures",
+                "GroupLeadership",
                 "Locking",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -149,7 +150,7 @@ let package = Package(
             exclude: ["Support/zguide", "Support/browser"]
         ),
         .testTarget(name: "ActionCoreTests", dependencies: ["ActionCore", "ActionBusTestSupport", "ExampleFeatures"]),
-        .testTarget(name: "ActionOperationsTests", dependencies: ["ActionOperations"]),
+        .testTarget(name: "ActionOperationsTests", dependencies: ["ActionOperations", "ActionCoordinator"]),
         .testTarget(
             name: "GroupLeadershipTests",
             dependencies: ["GroupLeadership", "ActionBusTestSupport", "Locking", .product(name: "Logging", package: "swift-log")]

@@ -24,25 +24,7 @@ public enum CoordinatorOperations {
         _ coordinator: Coordinator, address: String, metrics: MetricsExport, payloadAccess: PayloadAccess? = nil, logger: Logger
     ) throws -> OperationsServer {
         let tail = OutcomeTail()
-        var routes = routes(coordinator, metrics: metrics)
-        routes["/"] = { _ in .text(DashboardPage.html, contentType: "text/html; charset=utf-8") }
-        routes["/api/outcomes"] = { query in
-            var limit = 200
-            if let given = query["limit"] {
-                guard let number = Int(given), (1...tail.capacity).contains(number) else {
-                    return .error(400, "limit must be a whole number from 1 to \(tail.capacity), not '\(given)'")
-                }
-                limit = number
-            }
-            let outcomes = tail.recent(feature: query["feature"], action: query["action"], session: query["session"], limit: limit)
-            var body = Array(#"{"outcomes":["#.utf8)
-            for (index, outcome) in outcomes.enumerated() {
-                if index > 0 { body.append(UInt8(ascii: ",")) }
-                body.append(contentsOf: OutcomeJSON.encode(outcome))
-            }
-            body.append(contentsOf: Array("]}".utf8))
-            return .json(body)
-        }
+        let routes = routes(coordinator, metrics: metrics).merging(dashboardRoutes(tail: tail)) { $1 }
         return try OperationsServer(
             address: address, routes: routes, webSockets: ["/api/live": tail],
             payloadPaths: payloadPaths, payloadAccess: payloadAccess ?? .default(address: address),
@@ -50,24 +32,65 @@ public enum CoordinatorOperations {
         )
     }
 
+    /// The dashboard at `/` and its tail's recent outcomes at `/api/outcomes` (the live tail,
+    /// `/api/live`, is the tail itself, a WebSocket).
+    static func dashboardRoutes(tail: OutcomeTail) -> [String: OperationsServer.Handler] {
+        [
+            "/": { _ in .text(DashboardPage.html, contentType: "text/html; charset=utf-8") },
+            "/api/outcomes": { query in
+                var limit = 200
+                if let given = query["limit"] {
+                    guard let number = Int(given), (1...tail.capacity).contains(number) else {
+                        return .error(400, "limit must be a whole number from 1 to \(tail.capacity), not '\(given)'")
+                    }
+                    limit = number
+                }
+                let outcomes = tail.recent(feature: query["feature"], action: query["action"], session: query["session"], limit: limit)
+                var body = Array(#"{"outcomes":["#.utf8)
+                for (index, outcome) in outcomes.enumerated() {
+                    if index > 0 { body.append(UInt8(ascii: ",")) }
+                    body.append(contentsOf: OutcomeJSON.encode(outcome))
+                }
+                body.append(contentsOf: Array("]}".utf8))
+                return .json(body)
+            },
+        ]
+    }
+
     /// The routes for `coordinator`, exporting through `metrics`.
     public static func routes(_ coordinator: Coordinator, metrics: MetricsExport) -> [String: OperationsServer.Handler] {
-        [
-            "/healthz": { _ in .text("ok\n") },
-            // Ready once the journal is recovered and the sockets are bound: both happen before
-            // the coordinator exists, so a coordinator that answers on its loop is ready.
-            "/readyz": { _ in
-                await coordinator.isServing() ? .text("ready\n") : .error(503, "the coordinator has stopped serving")
-            },
-            "/metrics": { _ in
-                await export(coordinator, to: metrics)
-                return .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
-            },
-            "/api/stats": { _ in .json(json(await coordinator.statistics())) },
-            "/api/workers": { _ in .json(json(await coordinator.workers())) },
-            "/api/queues": { _ in .json(json(await coordinator.queues())) },
-            "/api/features": { _ in .json(await coordinator.featuresJSON()) },
-            "/api/stacks": { query in
+        var routes = apiRoutes({ coordinator }, unavailable: { .error(503, "the coordinator has stopped serving") })
+        routes["/healthz"] = { _ in .text("ok\n") }
+        // Ready once the journal is recovered and the sockets are bound: both happen before
+        // the coordinator exists, so a coordinator that answers on its loop is ready.
+        routes["/readyz"] = { _ in
+            await coordinator.isServing() ? .text("ready\n") : .error(503, "the coordinator has stopped serving")
+        }
+        routes["/metrics"] = { _ in
+            await export(coordinator, to: metrics)
+            return .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        return routes
+    }
+
+    /// The JSON APIs (`/api/stats`, `workers`, `queues`, `features`, `stacks`) of the
+    /// coordinator `current` gives when asked (a group member's changes every term); when it
+    /// gives none, `unavailable` answers.
+    static func apiRoutes(
+        _ current: @escaping @Sendable () -> Coordinator?, unavailable: @escaping @Sendable () async -> OperationsServer.Reply
+    ) -> [String: OperationsServer.Handler] {
+        func route(_ answer: @escaping @Sendable (Coordinator, [String: String]) async -> OperationsServer.Reply) -> OperationsServer.Handler {
+            { query in
+                guard let coordinator = current() else { return await unavailable() }
+                return await answer(coordinator, query)
+            }
+        }
+        return [
+            "/api/stats": route { coordinator, _ in .json(json(await coordinator.statistics())) },
+            "/api/workers": route { coordinator, _ in .json(json(await coordinator.workers())) },
+            "/api/queues": route { coordinator, _ in .json(json(await coordinator.queues())) },
+            "/api/features": route { coordinator, _ in .json(await coordinator.featuresJSON()) },
+            "/api/stacks": route { coordinator, query in
                 let session = query["session"]
                 if let session {
                     do {

@@ -21,9 +21,11 @@ public final class MetricsExport: Sendable {
         let key = name + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
         let increase = exported.withLock { last -> Int in
             defer { last[key] = value }
-            return value - (last[key] ?? 0)
+            let previous = last[key] ?? 0
+            // A count that went down started again from zero (a group member's coordinator
+            // is new each term): all of it is new.
+            return value < previous ? value : value - previous
         }
-        // A process's counters only grow; one that went down restarted its count (not here).
         if increase > 0 { Counter(label: name, dimensions: dimensions).increment(by: Int64(increase)) }
     }
 

@@ -6,15 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-/// One HTTP/1.1 POST over a plain TCP socket, a connection per request (`Connection: close`),
-/// within a deadline: what ``EtcdClient`` sends etcd's gateway.
+/// One HTTP/1.1 POST or GET over a plain TCP socket, a connection per request (`Connection: close`),
+/// within a deadline: what ``EtcdClient`` sends etcd's gateway, and `actionbus group` a member.
 ///
 /// Not URLSession: FoundationNetworking on Linux stops the process ("Transfer completed, but
 /// there's no response", a fatal error) on a response with HTTP trailers, and etcd 3.4's
 /// gateway sends a `Trailer` header with every error it answers (a lease not found, a bad
 /// request); it also does not keep sub-second timeouts. A request here is bounded as a whole
 /// by its deadline (connecting, sending and reading), and reads a chunked or a sized body.
-enum PlainHTTP {
+package enum PlainHTTP {
     /// Why a request got no answer.
     enum Failure: Error, CustomStringConvertible {
         case unresolvable(String)
@@ -40,20 +40,31 @@ enum PlainHTTP {
     static func post(_ url: URL, body: Data, timeout: Duration) async throws -> (status: Int, body: Data) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try postBlocking(url, body: body, deadline: .now + timeout) })
+                continuation.resume(with: Result { try requestBlocking("POST", url, body: body, deadline: .now + timeout) })
             }
         }
     }
 
-    static func postBlocking(_ url: URL, body: Data, deadline: ContinuousClock.Instant) throws -> (status: Int, body: Data) {
+    /// Gets `url` on a thread of its own; returns the status and the body of the answer.
+    package static func get(_ url: URL, timeout: Duration) async throws -> (status: Int, body: Data) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try requestBlocking("GET", url, body: Data(), deadline: .now + timeout) })
+            }
+        }
+    }
+
+    private static func requestBlocking(
+        _ method: String, _ url: URL, body: Data, deadline: ContinuousClock.Instant
+    ) throws -> (status: Int, body: Data) {
         guard let host = url.host else { throw Failure.unresolvable(url.absoluteString) }
         let port = url.port ?? 80
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
         let fd = try openConnection(host: host, port: port, deadline: deadline)
         defer { close(fd) }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var request = Data(
-            "POST \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8
+            "\(method) \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8
         )
         request.append(body)
         try sendAll(fd, request, deadline: deadline)

@@ -7,7 +7,7 @@ struct ActionBusCommand: AsyncParsableCommand {
         commandName: "actionbus",
         abstract: "Run Flint-style action sessions across processes over ZeroMQ.",
         subcommands: [
-            CoordinatorCommand.self, StandbyCommand.self, WorkerCommand.self, PerformCommand.self,
+            CoordinatorCommand.self, StandbyCommand.self, GroupCommand.self, WorkerCommand.self, PerformCommand.self,
             SubscribeCommand.self, StacksCommand.self, StatsCommand.self, WorkersCommand.self, QueuesCommand.self, FeaturesCommand.self,
             BenchCommand.self, DevCommand.self,
             KeygenCommand.self,

@@ -31,7 +31,6 @@ struct CoordinatorCommand: AsyncParsableCommand {
             if journal.noJournal { throw ValidationError("--group replicates the journal: it cannot go with --no-journal") }
             if !replication.standbys.isEmpty { throw ValidationError("--group makes the other members the standbys: leave out --standby") }
             if replication.standbyOptional { throw ValidationError("--group chooses with --min-in-sync-standbys: leave out --standby-optional") }
-            if httpOptions.http != nil { throw ValidationError("--http does not yet go with --group") }
         }
     }
 
@@ -51,14 +50,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if configuration.dataDirectory == nil {
             logger.notice("the journal is off (--no-journal): requests accepted but unfinished are lost if the coordinator dies")
         }
+        let metrics = httpOptions.http.map { _ in HTTPOptions.bootstrapMetrics() }
+        configuration.recordsMetrics = metrics != nil
         if groupOptions.isGroup {
             let member = try GroupMember(configuration: groupOptions.configuration(coordinator: configuration, dataDirectory: journal.dataDir), logger: logger)
-            try await runServices([member], logger: logger)
+            let server = try httpOptions.http.map { address in
+                try GroupOperations.server(member, address: address, metrics: metrics!, payloadAccess: access, logger: logger)
+            }
+            try await runServices([member] + (server.map { [$0] } ?? []), logger: logger)
             logger.info("group member stopped")
             return
         }
-        let metrics = httpOptions.http.map { _ in HTTPOptions.bootstrapMetrics() }
-        configuration.recordsMetrics = metrics != nil
         let coordinator = try Coordinator(configuration: configuration, logger: logger)
         let server = try httpOptions.http.map { address in
             try CoordinatorOperations.server(coordinator, address: address, metrics: metrics!, payloadAccess: access, logger: logger)

@@ -56,7 +56,12 @@ struct GroupOptions: ParsableArguments {
     }
 
     func etcdEndpoints() throws -> [URL] {
-        try (etcd ?? "").split(separator: ",").map { text in
+        try Self.etcdEndpoints(etcd ?? "")
+    }
+
+    /// `--etcd`'s comma-separated `http://host:port` URLs (`actionbus group` takes them too).
+    static func etcdEndpoints(_ argument: String) throws -> [URL] {
+        try argument.split(separator: ",").map { text in
             guard let url = URL(string: String(text)), url.scheme == "http", url.host != nil else {
                 throw ValidationError("--etcd takes http://host:port URLs, comma-separated, not \(text)")
             }

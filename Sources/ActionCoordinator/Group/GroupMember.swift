@@ -17,7 +17,9 @@ import ServiceLifecycle
 /// wrote that no standby acknowledged is dropped.
 public final class GroupMember: Service, Sendable {
     public let configuration: GroupConfiguration
-    private let client: EtcdClient
+    let client: EtcdClient
+    /// What the HTTP side reads (``status()``, ``servingCoordinator``), as terms come and go.
+    let state: GroupMemberState
     private let logger: Logger
 
     /// Checks the configuration; the member talks to etcd only once it runs.
@@ -27,6 +29,7 @@ public final class GroupMember: Service, Sendable {
         try configuration.validate()
         self.configuration = configuration
         client = EtcdClient(endpoints: configuration.etcdEndpoints)
+        state = GroupMemberState(group: configuration.group, member: configuration.name)
         var logger = logger
         logger[metadataKey: "group"] = "\(configuration.group)"
         logger[metadataKey: "member"] = "\(configuration.name)"
@@ -61,8 +64,11 @@ public final class GroupMember: Service, Sendable {
         let (events, sink) = AsyncStream<Event>.makeStream()
         let elector = LeaderElector(client: client, configuration: electorConfiguration, logger: logger)
         let electorTask = Task { await elector.run() }
-        Task {
-            for await change in elector.changes { sink.yield(.leadership(change)) }
+        Task { [state] in
+            for await change in elector.changes {
+                if case let .leaderSeen(view) = change { state.observed(view) }
+                sink.yield(.leadership(change))
+            }
         }
         defer { sink.finish() }
         func endTerm() async {
@@ -97,6 +103,7 @@ public final class GroupMember: Service, Sendable {
             logger.error("leading, but cannot record the in-sync set in etcd: stepping down", metadata: ["group.epoch": "\(epoch)"])
             return await endTerm()
         }
+        state.recorded(inSyncSet: [configuration.name])
         let coordinator: Coordinator
         do {
             coordinator = try Coordinator(configuration: coordinatorConfiguration(epoch: epoch, elector: elector, record: record), logger: logger)
@@ -105,6 +112,7 @@ public final class GroupMember: Service, Sendable {
             throw error
         }
         logger.notice("leading the group", metadata: ["group.epoch": "\(epoch)", "endpoint.clients": "\(coordinator.endpoints.clients)"])
+        state.startedLeading(epoch: epoch, term: .init(coordinator: coordinator, mayServe: { elector.servingEpoch() == epoch }))
         let coordinatorTask = Self.watch(.coordinator, sink: sink) { try await coordinator.run() }
         var failure: (any Error)?
         for await event in events {
@@ -119,6 +127,8 @@ public final class GroupMember: Service, Sendable {
                 break
             }
         }
+        // Unready at once, before the coordinator has finished stopping.
+        state.becameStandby()
         coordinatorTask.cancel()
         if case let .failure(error) = await coordinatorTask.result { failure = failure ?? error }
         // Only now: the next leader may take over once the lease is gone.
@@ -178,7 +188,12 @@ public final class GroupMember: Service, Sendable {
         coordinator.leadership = LeadershipTerm(
             epoch: UInt64(epoch), minimumInSyncStandbys: configuration.minimumInSyncStandbys,
             mayServe: { elector.servingEpoch() == epoch },
-            recordInSync: { endpoints in record.writeBlocking(standbys: endpoints.compactMap { names[$0] }, timeout: timeout) }
+            recordInSync: { [state, name = configuration.name] endpoints in
+                let standbys = endpoints.compactMap { names[$0] }
+                let written = record.writeBlocking(standbys: standbys, timeout: timeout)
+                if written { state.recorded(inSyncSet: [name] + standbys) }
+                return written
+            }
         )
         return coordinator
     }

@@ -13,6 +13,8 @@ final class CoordinatorGroup: @unchecked Sendable {
         let workers: String
         let outcomes: String
         let dataDirectory: String
+        /// The port of its HTTP side (`--http`), when the group was started with one.
+        let httpPort: Int?
     }
 
     let bus: BusFixture
@@ -23,8 +25,9 @@ final class CoordinatorGroup: @unchecked Sendable {
     private(set) var processes: [String: BusProcess] = [:]
     private var starts = 0
 
-    /// Starts etcd and the members, and waits until one leads with every other in sync.
-    init(bus: BusFixture, count: Int = 3, extra: [String] = []) async throws {
+    /// Starts etcd and the members (each with `--http` when `http`), and waits until one leads
+    /// with every other in sync.
+    init(bus: BusFixture, count: Int = 3, http: Bool = false, extra: [String] = []) async throws {
         self.bus = bus
         etcd = try await EtcdServer.startedForTest()
         self.extra = extra
@@ -33,7 +36,7 @@ final class CoordinatorGroup: @unchecked Sendable {
             return Member(
                 name: name, replication: "tcp://127.0.0.1:\(try freeLoopbackPort())", clients: "tcp://127.0.0.1:\(try freeLoopbackPort())",
                 workers: "tcp://127.0.0.1:\(try freeLoopbackPort())", outcomes: "tcp://127.0.0.1:\(try freeLoopbackPort())",
-                dataDirectory: bus.directory.appendingPathComponent("member-\(name)").path
+                dataDirectory: bus.directory.appendingPathComponent("member-\(name)").path, httpPort: http ? try freeLoopbackPort() : nil
             )
         }
         for member in members { try start(member.name) }
@@ -56,7 +59,7 @@ final class CoordinatorGroup: @unchecked Sendable {
             "coordinator", "--group", group, "--etcd", etcd.endpoint.absoluteString, "--name", name,
             "--clients", member.clients, "--workers", member.workers, "--outcomes", member.outcomes, "--data-dir", member.dataDirectory,
             "--heartbeat-ms", "200", "--log-format", "json",
-        ] + members.flatMap { ["--member", "\($0.name)=\($0.replication)"] } + extra)
+        ] + members.flatMap { ["--member", "\($0.name)=\($0.replication)"] } + (member.httpPort.map { ["--http", "127.0.0.1:\($0)"] } ?? []) + extra)
         processes[name] = process
         return process
     }
