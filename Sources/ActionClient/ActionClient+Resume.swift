@@ -9,7 +9,7 @@ extension ActionClient {
     /// coordinator restart, a group's failover) is asked for again from the history, so the
     /// stream has no gap inside the coordinator's retention window.
     ///
-    /// Start at 1 for everything kept, or at the last ``StreamedOutcome/position`` seen plus 1.
+    /// Start at 1 (or 0) for everything kept, or at the last ``StreamedOutcome/position`` seen plus 1.
     /// Each element's `sequence` is its position and `missed` is 0.
     ///
     /// - Throws: ``ActionBusError`` `outsideRetention` when `position` is older than the oldest
@@ -22,6 +22,8 @@ extension ActionClient {
         from position: UInt64, feature: String? = nil, action: String? = nil, session: String? = nil,
         confirmationTimeout: Duration = .seconds(10)
     ) async throws -> AsyncThrowingStream<StreamedOutcome, any Error> {
+        // Positions count from 1: 0 asks for everything kept, as 1 does.
+        let position = max(position, 1)
         let prefix = OutcomeTopic.prefix(feature: feature, action: action, session: session)
         let live: AsyncStream<ResumableStreamEvent> = try await subscribe(
             prefix: prefix, scope: OutcomeTopic.scope(feature: feature, action: action, session: session),

@@ -11,7 +11,7 @@ public enum CoordinatorOperations {
     static let gauges: Set<String> = [
         "workers", "sessions", "queued", "running", "outcomesOwed", "outcomesKept", "clients", "openStacks", "trackedSessions",
         "knownActions", "actionsWithoutWorker", "longestWithoutWorkerSeconds",
-        "storageFull", "diskFreeBytes", "standbys", "standbysInSync", "standbyAckLagMicroseconds",
+        "storageFull", "diskFreeBytes", "standbys", "standbysInSync", "standbyAckLagMicroseconds", "streamPosition", "streamOldestPosition",
     ]
 
     /// The routes that carry outcomes' payloads.

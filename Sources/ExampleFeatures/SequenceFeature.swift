@@ -10,10 +10,14 @@ public enum SequenceFeature: Feature {
 
     /// `Sequence.next {}` → `{"n"}`: how many `Sequence.next` this session has performed, this one included.
     public static let next = action(NextAction.self)
+    /// `Sequence.step {"ms"}` → `{"n","startedUs","endedUs"}`: the session's steps on this
+    /// worker, and when this one ran (a history checker's witness of session order).
+    public static let step = action(StepAction.self)
 
-    /// Declares `next`.
+    /// Declares `next` and `step`.
     public static func prepare(actions: inout FeatureActions) {
         actions.declare(next)
+        actions.declare(step)
     }
 }
 
