@@ -38,6 +38,10 @@ if [ "${1:-}" = "--test" ]; then
     command -v ip >/dev/null 2>&1 || apt_install iproute2
     # The coordinator group's leadership tests start a real etcd (Debian's, 3.4).
     command -v etcd >/dev/null 2>&1 || apt_install etcd-server etcd-client
+    # The chaos run puts each member's journal on an ext4 image it can freeze, and asks etcd with curl.
+    command -v mkfs.ext4 >/dev/null 2>&1 || apt_install e2fsprogs
+    command -v fsfreeze >/dev/null 2>&1 || apt_install util-linux
+    command -v curl >/dev/null 2>&1 || apt_install curl
     if ! .venv-test/bin/python -c 'import majortomo, six, kubernetes_validate, websocket' >/dev/null 2>&1; then
         command -v python3 >/dev/null 2>&1 || apt_install python3
         [ -x .venv-test/bin/python ] || python3 -m venv .venv-test 2>/dev/null || { apt_install python3-venv; python3 -m venv .venv-test; }

@@ -60,6 +60,11 @@ public struct CoordinatorConfiguration: Sendable {
     public var completedRetention = 100_000
     /// The most bytes of finished outcomes kept (outputs can be large); the oldest go first.
     public var completedRetentionBytes = 256 << 20
+    /// How long requests taken back from the journal wait, after a start, for a worker's READY
+    /// saying it runs them (started for the coordinator before: this one before a restart, a
+    /// group's former leader), so that they are adopted there rather than run a second time.
+    /// Other requests go at once, and so do these once the time is up. Zero: no wait.
+    public var adoptionHold: Duration = .seconds(3)
     /// Outcomes of the stream kept so that a subscriber can resume from a position (0: none).
     /// With a journal they are kept across restarts and failovers; without, for this process.
     public var streamHistory = 100_000

@@ -32,6 +32,9 @@ extension CoordinatorCore {
             enqueue(pending, atHead: false)
         }
         counters.recovered += recovery.unfinished.count
+        // Some may be running on workers of the coordinator before: they say so as they
+        // register (heartbeat × liveness is how long they take to notice it is gone).
+        if !recovery.unfinished.isEmpty, configuration.adoptionHold > .zero { adoptionHoldUntil = now + configuration.adoptionHold }
         featureSwitches = recovery.featureSwitches
         knownActions.restore(recovery.knownActions, restartedAt: wallNow)
     }

@@ -28,6 +28,7 @@ extension CoordinatorCore {
             }
         }
         expireDeadlines(now: now)
+        endAdoptionHold(now: now)
         if let last = lastSweep, now - last < .seconds(1) { return }
         lastSweep = now
         forgetIdleSessions(now: now)

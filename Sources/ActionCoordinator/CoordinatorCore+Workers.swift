@@ -139,10 +139,48 @@ extension CoordinatorCore {
         // coordinator that restarted gets them as they are now.
         _ = outbox.send(.switches(featureSwitches), to: id)
         _ = outbox.send(.reporting(began: beganWanted), to: id)
+        let adopted = adoptRunning(registration.running, on: record, now: now)
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
-            "worker.actions": "\(registration.actions.count)",
+            "worker.actions": "\(registration.actions.count)", "worker.adopted": "\(adopted)",
         ])
+        dispatch(now: now)
+    }
+
+    /// Requests a registering worker says it runs, started for an earlier coordinator (this
+    /// one before a restart, or a group's former leader): each that is here unfinished and
+    /// not yet sent out again is taken as running there, as if this coordinator had sent it,
+    /// so it runs once. Returns how many were adopted.
+    func adoptRunning(_ requestIDs: [String], on worker: WorkerRecord, now: ContinuousClock.Instant) -> Int {
+        var adopted = 0
+        for requestID in requestIDs {
+            guard let pending = requests[requestID], !pending.isFinished, pending.placement == .queued,
+                  worker.actions.contains(pending.action), worker.freeCredits > 0, !worker.isDraining else { continue }
+            // Its lane entry goes stale; dispatch steps over it.
+            scheduler.leaveQueue()
+            pending.placement = .running(on: worker.id)
+            // The delivery the earlier coordinator made, counted as this one's.
+            pending.deliveries += 1
+            registry.take(pending, on: worker)
+            if pending.hasSession, registry.sessions[pending.session] == nil { registry.pin(pending.session, to: worker, now: now) }
+            adopted += 1
+        }
+        counters.adoptedRunning += adopted
+        return adopted
+    }
+
+    /// Whether `pending` waits for the worker running it to register again: a request taken
+    /// back from the journal may be running on a worker of the coordinator before (its
+    /// READY says so), so for ``adoptionHoldUntil`` after the start it is not sent anywhere.
+    func waitsForAdoption(_ pending: PendingRequest, now: ContinuousClock.Instant) -> Bool {
+        guard pending.recovered, let until = adoptionHoldUntil else { return false }
+        return now < until
+    }
+
+    /// Past the hold, what it held goes out.
+    func endAdoptionHold(now: ContinuousClock.Instant) {
+        guard let until = adoptionHoldUntil, now >= until else { return }
+        adoptionHoldUntil = nil
         dispatch(now: now)
     }
 

@@ -56,6 +56,9 @@ package final class CoordinatorCore {
     /// The wall clock's milliseconds since 1970 at ``ClockOffset/epoch``: outcomes are stamped
     /// from the `now` each call brings, not one clock read per outcome.
     let wallMillisecondsAtEpoch: Int64
+    /// Until when requests taken back from the journal wait for the workers that may run them
+    /// to register again (``CoordinatorConfiguration/adoptionHold``); `nil`: none waits.
+    @exclusivity(unchecked) var adoptionHoldUntil: ContinuousClock.Instant?
     /// A batch was withheld (a deposed leader's): no later position may be replayed here.
     @exclusivity(unchecked) var historyReleaseStopped = false
     /// The actions the fleet serves or served lately: what a request may wait for.

@@ -48,6 +48,9 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var recovered = 0
     /// Results adopted for recovered requests from workers that started them before a restart.
     public var adoptedResults = 0
+    /// Recovered requests adopted as running on the worker whose READY said it runs them
+    /// (started for the coordinator before a restart or a failover), instead of run again.
+    public var adoptedRunning = 0
     /// Journal commits that failed (the replies they held were not sent; clients resend).
     public var journalFailures = 0
     /// Workers declared dead by heartbeat expiry.

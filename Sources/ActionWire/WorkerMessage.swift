@@ -6,18 +6,24 @@ package struct WorkerRegistration: Sendable, Hashable {
     package var credits: UInt32
     /// The full names of the actions it serves.
     package var actions: [String]
+    /// The requests it is running now (started for an earlier coordinator, or before this
+    /// registration): a coordinator that holds one of them unfinished and not yet sent out
+    /// again adopts it as running there instead of running it a second time.
+    package var running: [String]
 
     /// Creates a registration.
-    package init(name: String, credits: UInt32, actions: [String]) {
+    package init(name: String, credits: UInt32, actions: [String], running: [String] = []) {
         self.name = name
         self.credits = credits
         self.actions = actions
+        self.running = running
     }
 }
 
 /// What a worker sends to the coordinator's workers socket.
 package enum WorkerMessage: Sendable, Hashable {
-    /// READY: header, name, credits (u32), then one frame per action name.
+    /// READY: header, name, credits (u32), one frame per action name, then, when it runs
+    /// requests, an empty frame and one frame per running request's id.
     case ready(WorkerRegistration)
     /// RESULT: header, then the outcome as one packed record (``PackedRecord``); returns one
     /// credit.
@@ -46,6 +52,10 @@ package enum WorkerMessage: Sendable, Hashable {
             writer.append(registration.name)
             writer.append(registration.credits.bigEndianBytes)
             for action in registration.actions { writer.append(action) }
+            if !registration.running.isEmpty {
+                writer.appendEmpty()
+                for requestID in registration.running { writer.append(requestID) }
+            }
         case .result(let outcome):
             writer.append(WireHeader.bytes(.result))
             writer.appendRecord(outcome)
@@ -80,13 +90,21 @@ package enum WorkerMessage: Sendable, Hashable {
             let name = try reader.name("worker name")
             let credits = try reader.uint32("credits")
             guard credits > 0 else { throw WireError(.invalidField, "READY offers 0 credits") }
-            guard reader.remaining <= limits.maxActionsPerWorker else {
-                throw WireError(.oversize, "READY lists \(reader.remaining) actions, limit \(limits.maxActionsPerWorker)")
-            }
-            var actions: [String] = []
+            var actions: [String] = [], running: [String] = []
             actions.reserveCapacity(reader.remaining)
-            while reader.remaining > 0 { actions.append(try reader.name("action")) }
-            message = .ready(WorkerRegistration(name: name, credits: credits, actions: actions))
+            while reader.remaining > 0 {
+                let frame = try reader.next("action")
+                // An empty frame (no action's name) ends the actions: the running requests follow.
+                if frame.isEmpty {
+                    running = try reader.requestIDs()
+                    break
+                }
+                guard actions.count < limits.maxActionsPerWorker else {
+                    throw WireError(.oversize, "READY lists more than \(limits.maxActionsPerWorker) actions")
+                }
+                actions.append(try WireName.validate(frame, field: "READY action", limits: limits))
+            }
+            message = .ready(WorkerRegistration(name: name, credits: credits, actions: actions, running: running))
         case .result:
             let outcomes = try reader.records(WireOutcome.unpack)
             message = outcomes.count == 1 ? .result(outcomes[0]) : .resultBatch(outcomes)

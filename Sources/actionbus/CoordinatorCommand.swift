@@ -105,6 +105,9 @@ struct CoordinatorTuning: ParsableArguments {
     @Option(help: "Milliseconds a recorded request waits before ACCEPTED goes to its ActionBus client; it goes only if the request has no outcome by then (0: at once, always).")
     var acceptanceDelayMs = 100
 
+    @Option(help: "How long requests taken back from the journal wait after a start for the worker running them (started for the coordinator before: this one before a restart, a group's former leader) to say so in its READY, so they run once (0s: no wait).")
+    var adoptionHold = DurationArgument(.seconds(3))
+
     @Option(help: "Outcomes of the stream kept so that subscribers can resume from a position (subscribe --from); journaled, so kept across restarts and failovers (0: none).")
     var streamHistory = 100_000
     @Option(help: "The most bytes of the stream's outcomes kept (64MiB, 1GiB); the oldest go first.")
@@ -129,6 +132,7 @@ struct CoordinatorTuning: ParsableArguments {
         configuration.peerHighWaterMark = peerHwm
         configuration.stackIdleTimeout = .milliseconds(Int64(stackIdleSeconds * 1000))
         configuration.sessionIdleTimeout = .milliseconds(Int64(sessionIdleSeconds * 1000))
+        configuration.adoptionHold = adoptionHold.duration ?? .zero
         configuration.streamHistory = streamHistory
         configuration.streamHistoryBytes = streamHistoryBytes.bytes
         configuration.streamHistoryAge = streamHistoryAge.duration

@@ -78,6 +78,8 @@ final class CoordinatorHarness {
 
     init(configure: (inout CoordinatorConfiguration) -> Void = { _ in }) {
         var configuration = CoordinatorConfiguration()
+        // Recovered requests go at once unless a test holds them for adoption.
+        configuration.adoptionHold = .zero
         configure(&configuration)
         self.configuration = configuration
         var logger = Logger(label: "test.coordinator")
@@ -116,8 +118,11 @@ final class CoordinatorHarness {
         core.received(message, from: client ?? self.client, now: at(offset))
     }
 
-    func ready(_ worker: WorkerID, name: String? = nil, credits: UInt32 = 10, actions: [String] = exampleActions, at offset: Duration = .zero) {
-        let registration = WorkerRegistration(name: name ?? "worker-\(worker)", credits: credits, actions: actions)
+    func ready(
+        _ worker: WorkerID, name: String? = nil, credits: UInt32 = 10, actions: [String] = exampleActions, running: [String] = [],
+        at offset: Duration = .zero
+    ) {
+        let registration = WorkerRegistration(name: name ?? "worker-\(worker)", credits: credits, actions: actions, running: running)
         core.received(.ready(registration), from: worker, now: at(offset))
     }
 

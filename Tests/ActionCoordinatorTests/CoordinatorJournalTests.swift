@@ -135,6 +135,34 @@ struct CoordinatorJournalTests {
         #expect(h.replies == [.outcome(outcome)])
     }
 
+    /// A request recovered from the journal may still run on a worker of the coordinator
+    /// before: held for the adoption time, it is adopted where that worker's READY says it
+    /// runs, and the others go out once the time is up; a session keeps its order behind it.
+    @Test func recoveredRequestsWaitForTheirWorkersReadyAndAreAdoptedThere() throws {
+        let h = CoordinatorHarness { $0.adoptionHold = .seconds(3) }
+        let running = h.request("running", session: "s", timeoutMilliseconds: 60_000)
+        let next = h.request("next", session: "s", timeoutMilliseconds: 60_000)
+        let other = h.request("other", timeoutMilliseconds: 60_000)
+        var recovery = JournalRecovery()
+        recovery.unfinished = [running, next, other].map { RecoveredRequest(request: $0, deadline: Date().addingTimeInterval(60), workerDeaths: 0) }
+        h.core.restore(recovery, now: h.at(.zero))
+
+        // A new worker registers first: nothing recovered goes to it yet.
+        h.ready(w2, at: .milliseconds(100))
+        #expect(h.requestIDs(to: w2).isEmpty)
+        // The worker that runs "running" registers saying so: adopted there, and the session's
+        // next request follows it to its host.
+        h.ready(w1, running: ["running", "unknown"], at: .milliseconds(200))
+        #expect(h.core.statistics.adoptedRunning == 1)
+        #expect(h.requestIDs(to: w1).isEmpty, "the adopted request is not sent again, and the rest still wait")
+        h.tick(at: .seconds(3))
+        #expect(h.requestIDs(to: w1) == ["next"], "the session's next request goes to its host, after the adopted one")
+        #expect(h.requestIDs(to: w2) == ["other"])
+        h.complete(running, on: w1, at: .seconds(4))
+        #expect(h.outbox.journaled.last?.finishedOutcome?.requestID == "running", "its result finishes it")
+        #expect(h.core.statistics.lateResultsDiscarded == 0 && h.core.statistics.completed == 1)
+    }
+
     @Test func aResultForARequestThatWasNotRecoveredIsStillDiscarded() {
         let h = CoordinatorHarness()
         h.perform("live")

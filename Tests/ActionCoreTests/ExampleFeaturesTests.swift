@@ -10,7 +10,7 @@ struct ExampleFeaturesTests {
     @Test("The catalog lists every example action under its full name")
     func catalog() {
         #expect(ExampleApp.catalog.actionNames == [
-            "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+            "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next", "Sequence.step",
             "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash",
             "Fault.flaky", "Fault.oversize", "Fault.block", "Labs.preview",
         ])
@@ -19,6 +19,15 @@ struct ExampleFeaturesTests {
         #expect(ExampleApp.catalog.featureNames == ["ExampleApp", "Echo", "Clock", "Math", "Sequence", "Documents", "Fault", "Labs"])
         #expect(EchoFeature.say.fullName == "Echo.say")
         #expect(DocumentsFeature.open.fullName == "Documents.open")
+    }
+
+    @Test("Sequence.step counts a session's steps and says when each ran")
+    func step() async throws {
+        let first = try await session.perform(SequenceFeature.step, input: .init(ms: 5))
+        let second = try await session.perform(SequenceFeature.step, input: .init())
+        #expect(first.n == 1 && second.n == 2)
+        #expect(first.endedUs - first.startedUs >= 5_000 && second.startedUs >= first.endedUs)
+        await #expect(throws: ActionError.self) { try await session.perform(SequenceFeature.step, input: .init(ms: -1)) }
     }
 
     @Test("Echo.say returns its text, completing synchronously")

@@ -294,6 +294,9 @@ struct WireGoldenTests {
         let cases: [(WorkerMessage, [[UInt8]])] = [
             (.ready(registration),
              [Self.h(0x21), Self.t("host-42"), [0, 0, 0, 64], Self.t("Echo.say"), Self.t("Clock.sleep")]),
+            // Running requests follow an empty frame.
+            (.ready(WorkerRegistration(name: "host-42", credits: 64, actions: ["Echo.say"], running: ["c:1", "c:2"])),
+             [Self.h(0x21), Self.t("host-42"), [0, 0, 0, 64], Self.t("Echo.say"), [], Self.t("c:1"), Self.t("c:2")]),
             (.result(Self.success), [Self.h(0x22), Self.packed(Self.successFrames)]),
             (.heartbeat, [Self.h(0x23)]),
             (.disconnect, [Self.h(0x24)]),

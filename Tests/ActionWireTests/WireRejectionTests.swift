@@ -36,6 +36,21 @@ struct WireRejectionTests {
         #expect(clientError([WireGoldenTests.h(0x01), [0xFF, 0xFF, 0xFF, 0xFF, 0x41]]) == .truncated)
     }
 
+    @Test func aReadyWhoseRunningListIsEmptyOrBadIsRejected() {
+        func workerError(_ frames: [[UInt8]]) -> WireError.Code? {
+            do {
+                _ = try WorkerMessage.decode(WireFrameList(frames))
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        let ready: [[UInt8]] = [WireGoldenTests.h(0x21), WireGoldenTests.t("w"), [0, 0, 0, 1], WireGoldenTests.t("Echo.say")]
+        #expect(workerError(ready + [[]]) == .truncated, "the separator promises at least one running request")
+        #expect(workerError(ready + [[], WireGoldenTests.t("bad\u{1}id")]) != nil)
+        #expect(workerError(ready + [[], WireGoldenTests.t("c:1")]) == nil)
+    }
+
     @Test func aReplayMustNameAPositionOfEightBytesAndAPrefixOfBoundedSize() throws {
         let replay = ClientMessage.replay(queryID: "q", prefix: OutcomeTopic.prefix(feature: "Echo"), from: 42)
         var frames = WireFrameList()

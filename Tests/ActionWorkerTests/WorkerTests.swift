@@ -13,7 +13,7 @@ import ZeroMQ
 @Suite("Worker", .serialized)
 struct WorkerTests {
     static let exampleActions: Set<String> = [
-        "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next",
+        "Echo.say", "Echo.sayDirect", "Echo.sayTwice", "Clock.sleep", "Math.fibonacci", "Sequence.next", "Sequence.step",
         "Documents.open", "Documents.edit", "Documents.close", "Fault.fail", "Fault.hang", "Fault.crash", "Fault.flaky", "Fault.oversize", "Fault.block", "Labs.preview",
     ]
 

@@ -162,7 +162,11 @@ final class WorkerDriver: IOLoopDriver {
     private var maxResultBytes: Int { link.terms.maxResultBytes }
 
     private func register(_ registration: WorkerLink.Registration) {
-        let ready = WorkerRegistration(name: configuration.name, credits: configuration.credits, actions: catalog.actionNames)
+        // What it runs, so a coordinator that took them back from its journal adopts them.
+        let ready = WorkerRegistration(
+            name: configuration.name, credits: configuration.credits, actions: catalog.actionNames,
+            running: Array(running.keys.prefix(WireLimits().maxRequestIDsPerMessage))
+        )
         // Queued even while the connection is down (no IMMEDIATE). Should the queue be full, the
         // coordinator never answers, and the silence makes the worker reconnect and send it again.
         if send(.ready(ready)) {
