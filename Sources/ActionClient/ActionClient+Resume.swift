@@ -114,6 +114,8 @@ private struct Resumption {
                     next = outcome.position + 1
                     outcome.sequence = outcome.position
                     outcome.missed = 0
+                    // What a restart may have cost was replayed.
+                    outcome.coordinatorRestarted = false
                     continuation.yield(outcome)
                 }
             }

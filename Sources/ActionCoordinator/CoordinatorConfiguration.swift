@@ -63,8 +63,10 @@ public struct CoordinatorConfiguration: Sendable {
     /// How long requests taken back from the journal wait, after a start, for a worker's READY
     /// saying it runs them (started for the coordinator before: this one before a restart, a
     /// group's former leader), so that they are adopted there rather than run a second time.
-    /// Other requests go at once, and so do these once the time is up. Zero: no wait.
-    public var adoptionHold: Duration = .seconds(3)
+    /// Other requests go at once, and so do these once the time is up. Zero: no wait. Twice
+    /// heartbeat × liveness: a worker whose leader paused notices the silence after one, and
+    /// may try a member that does not lead before it reaches the new leader.
+    public var adoptionHold: Duration = .seconds(6)
     /// Outcomes of the stream kept so that a subscriber can resume from a position (0: none).
     /// With a journal they are kept across restarts and failovers; without, for this process.
     public var streamHistory = 100_000

@@ -32,4 +32,13 @@ extension Socket {
             throw ZMQError.last("zmq_socket_monitor(\(endpoint))")
         }
     }
+
+    /// Stops the monitor, before the socket or its reader is closed. libzmq's I/O thread sends
+    /// each event with a blocking send: once nobody reads the monitor any more, a socket that
+    /// still reports (a connection being retried while it closes) fills the pipe and the send
+    /// blocks that thread for good, and with it every connection of the context. Seen in a
+    /// client moving between group members: after some hundred moves it had no connection at all.
+    package func stopMonitoring() {
+        _ = zmq_socket_monitor(handle, nil, 0)
+    }
 }

@@ -106,7 +106,7 @@ struct CoordinatorTuning: ParsableArguments {
     var acceptanceDelayMs = 100
 
     @Option(help: "How long requests taken back from the journal wait after a start for the worker running them (started for the coordinator before: this one before a restart, a group's former leader) to say so in its READY, so they run once (0s: no wait).")
-    var adoptionHold = DurationArgument(.seconds(3))
+    var adoptionHold = DurationArgument(.seconds(6))
 
     @Option(help: "Outcomes of the stream kept so that subscribers can resume from a position (subscribe --from); journaled, so kept across restarts and failovers (0: none).")
     var streamHistory = 100_000

@@ -281,9 +281,15 @@ class Chaos:
             self.fault(kind)
             thrown.append(kind)
         self.say(f"{len(thrown)} faults thrown; waiting for the load to finish")
-        for load in loads:
-            load.wait(timeout=900)
-        self.processes["subscriber"].wait(timeout=120)
+        # Healed, the group finishes what is left in well under this; a process still waiting
+        # after it is stuck, which the checker reports (its exit status).
+        settle = time.monotonic() + arguments.settle
+        for process in loads + [self.processes["subscriber"]]:
+            try:
+                process.wait(timeout=max(1, settle - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         return self.check(thrown)
 
     # MARK: The checker
@@ -389,6 +395,7 @@ def main():
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--requests", type=int, default=3000, help="requests per session")
     parser.add_argument("--step-ms", type=int, default=2)
+    parser.add_argument("--settle", type=float, default=180, help="seconds the load may take to finish after the last fault")
     parser.add_argument("--out", help="write the checker's report here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, outputs)")
     arguments = parser.parse_args()

@@ -31,6 +31,8 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
     @exclusivity(unchecked) private var unsent: Deque<PendingCall> = []
+    /// Refused `unavailable`, calls wait until then to go again; nothing else goes meanwhile.
+    @exclusivity(unchecked) private var retryPauseEnds: ContinuousClock.Instant?
     @exclusivity(unchecked) private var outstanding = 0
     @exclusivity(unchecked) private var nextOrder: UInt64 = 0
     @exclusivity(unchecked) private var timers = ClientTimerLanes()
@@ -98,6 +100,7 @@ final class ClientDriver: IOLoopDriver {
     private func moveToNextMember(now: ContinuousClock.Instant) {
         runtime.unregister(socket)
         runtime.unregister(connectionEvents)
+        socket.stopMonitoring()
         try? socket.setOption(.linger, 0)
         socket.close()
         connectionEvents.close()
@@ -197,7 +200,8 @@ final class ClientDriver: IOLoopDriver {
     ///
     /// Requests ready together go in one PERFORM (within ``WireBatching``'s limits), in order.
     private func fillWindow(now: ContinuousClock.Instant) {
-        guard !watch.holdsNewRequests else { return }
+        guard !watch.holdsNewRequests, retryPauseEnds.map({ now >= $0 }) ?? true else { return }
+        retryPauseEnds = nil
         while outstanding < configuration.maxOutstanding, !unsent.isEmpty {
             var batch: [PendingCall] = []
             var bytes = 0
@@ -420,15 +424,20 @@ final class ClientDriver: IOLoopDriver {
     /// standby restarting) recorded nothing, so the call goes again after a pause, as long as
     /// its deadline leaves room; returns whether it will.
     private func retryLater(_ requestID: String) -> Bool {
-        guard let call = pending[requestID], ContinuousClock.now + Self.unavailableRetryPause * 2 < call.deadline else { return false }
+        let now = ContinuousClock.now
+        guard let call = pending[requestID], now + Self.unavailableRetryPause * 2 < call.deadline else { return false }
         if call.isOutstanding {
             call.isOutstanding = false
             outstanding -= 1
         }
-        runtime.schedule(after: Self.unavailableRetryPause) { [unowned self] in
-            guard !call.isSettled, !call.isOutstanding else { return }
-            unsent.append(call)
-            fillWindow(now: .now)
+        // Back in submission order, before what was submitted after it, and nothing goes until
+        // the pause ends (the coordinator refuses it all meanwhile): a session's later request
+        // must not overtake a refused earlier one.
+        unsent.insert(call, at: unsent.firstIndex { $0.order > call.order } ?? unsent.endIndex)
+        let ends = now + Self.unavailableRetryPause
+        if retryPauseEnds.map({ $0 < ends }) ?? true {
+            retryPauseEnds = ends
+            runtime.schedule(after: Self.unavailableRetryPause) { [unowned self] in fillWindow(now: .now) }
         }
         return true
     }

@@ -193,7 +193,8 @@ public final class GroupMember: Service, Sendable {
                 let written = record.writeBlocking(standbys: standbys, timeout: timeout)
                 if written { state.recorded(inSyncSet: [name] + standbys) }
                 return written
-            }
+            },
+            journalStalled: { stalled in stalled ? elector.reportJournalStalled() : elector.reportJournalProgress() }
         )
         return coordinator
     }

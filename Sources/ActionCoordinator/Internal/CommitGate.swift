@@ -62,6 +62,11 @@ final class CommitGate {
 
     var isJournaling: Bool { journalWriter != nil }
 
+    /// Whether a write to the journal's file has been under way for longer than `limit`.
+    func journalStalled(at now: ContinuousClock.Instant, limit: Duration) -> Bool {
+        journalWriter?.isStalled(at: now, limit: limit) ?? false
+    }
+
     /// The standbys' links, when there are standbys.
     let replication: StandbyReplication?
 

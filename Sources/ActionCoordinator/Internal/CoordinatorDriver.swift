@@ -46,6 +46,8 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// The CURVE key of the client message being handled (`nil` without CURVE).
     @exclusivity(unchecked) private var curveKey: String?
     @exclusivity(unchecked) private var lastDiskMeasurement = ContinuousClock.now
+    /// What the group's election was last told of the journal (``watchJournalForLeadership(now:)``).
+    @exclusivity(unchecked) private var journalStalled = false
 
     init(
         runtime: IOLoopRuntime, loop: IOLoop<CoordinatorDriver>, configuration: CoordinatorConfiguration, logger: Logger,
@@ -108,8 +110,21 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
                 replication.probeStandbysOutOfSync()
             }
             clientReplies.sendDueAcceptances(now: now)
+            watchJournalForLeadership(now: now)
             flush()
         }
+    }
+
+    /// A group's leader tells its election whether its journal stalled, so that it renews its
+    /// lease only while its disk makes progress (and loses leadership when it does not).
+    private func watchJournalForLeadership(now: ContinuousClock.Instant) {
+        guard let term = configuration.leadership else { return }
+        let stalled = commitGate.journalStalled(at: now, limit: LeadershipTerm.journalStallLimit)
+        guard stalled != journalStalled else { return }
+        journalStalled = stalled
+        logger.warning(stalled ? "the journal's disk stalled: no more lease renewals, so another member takes over"
+                               : "the journal's disk makes progress again", metadata: ["journal.stalled": "\(stalled)"])
+        term.journalStalled(stalled)
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {

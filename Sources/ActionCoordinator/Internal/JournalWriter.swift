@@ -53,6 +53,10 @@ final class JournalWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "actionbus.coordinator.journal")
     private let waiting = Locked(Waiting())
     private let finished = Locked<[Finished]>([])
+    /// Since when the journal's thread has been writing its own file (a commit's write and
+    /// `fdatasync`, a compaction), not waiting for standbys: `nil` between writes. A disk that
+    /// stalls shows here, and a group leader must then give up its lease.
+    private let writingSince = Locked<ContinuousClock.Instant?>(nil)
     /// Batches handed over and not yet taken back (loop thread only).
     private(set) var inFlight = 0
     /// How many bytes the journal may grow between two measurements of its file system's free
@@ -86,6 +90,18 @@ final class JournalWriter: @unchecked Sendable {
     /// appending to the old file).
     func compact(_ live: JournalSnapshot, done: @escaping @Sendable (Result<(before: Int, after: Int), JournalError>) -> Void) {
         hand(.compaction(live, done: done))
+    }
+
+    /// Whether a write to the journal's own file has been under way for longer than `limit`.
+    func isStalled(at now: ContinuousClock.Instant, limit: Duration) -> Bool {
+        writingSince.withLock { $0 }.map { now - $0 > limit } ?? false
+    }
+
+    /// Runs `write` with the time it starts recorded, for ``isStalled(at:limit:)``.
+    private func timedWrite<T>(_ write: () throws(JournalError) -> T) throws(JournalError) -> T {
+        writingSince.withLock { $0 = .now }
+        defer { writingSince.withLock { $0 = nil } }
+        return try write()
     }
 
     /// The batches whose commits ended, in order (loop thread).
@@ -151,7 +167,7 @@ final class JournalWriter: @unchecked Sendable {
                 group.removeAll()
                 let before = journal.fileBytes
                 do throws(JournalError) {
-                    try journal.compact(live)
+                    try timedWrite { () throws(JournalError) in try journal.compact(live) }
                     replication?.replicateCompaction(live.bytes)
                     done(.success((before, journal.fileBytes)))
                 } catch {
@@ -171,7 +187,7 @@ final class JournalWriter: @unchecked Sendable {
         let sequence = journal.hasUncommitted ? replication?.replicate(journal.uncommittedBytes) : nil
         do throws(JournalError) {
             let started = ContinuousClock.now
-            try journal.commit()
+            try timedWrite { () throws(JournalError) in try journal.commit() }
             if recordsMetrics { CoordinatorMetrics.journalCommitted(in: .now - started) }
         } catch {
             failure = error

@@ -29,9 +29,8 @@ final class WorkerDriver: IOLoopDriver {
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
     /// The coordinator, or every member of a coordinator group: a silent one is left for the next.
     @exclusivity(unchecked) private var members: MemberEndpoints
-    /// In a group, the socket's monitor: a member that drops the connection no longer leads, so
-    /// the worker moves on at once. (Not on refusals: moving at that pace, libzmq 4.3 stopped
-    /// delivering the worker's messages to the leader it reached.)
+    /// In a group, the socket's monitor: a member that drops the connection no longer leads, so the worker
+    /// moves on at once (not on refusals: at that pace libzmq 4.3 stopped delivering to the leader reached).
     @exclusivity(unchecked) private var connectionEvents: Socket?
     @exclusivity(unchecked) private var connections = 0
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
@@ -45,15 +44,15 @@ final class WorkerDriver: IOLoopDriver {
     /// The session the last request ran in; forgotten whenever a session is dropped.
     @exclusivity(unchecked) private var lastSession: (name: String, hosted: HostedSession)?
     @exclusivity(unchecked) private var running: [String: RunningRequest] = [:]
-    /// Registration, the coordinator's terms, heartbeats, reconnects and draining: this driver
-    /// carries out what it decides.
+    /// Registration, terms, heartbeats, reconnects and draining: this driver carries out what it decides.
     @exclusivity(unchecked) private var link: WorkerLink
     @exclusivity(unchecked) private var heartbeatTimer: IOLoopTimerID?
     @exclusivity(unchecked) private var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
-    /// Outcomes finished during this turn of the loop, written into the RESULT sent at its end
-    /// (or sooner, when full).
+    /// Outcomes finished this turn, written into the RESULT sent at its end (or sooner, when full).
     @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
+    /// In a group, the RESULTs sent lately, sent again to the next member when the worker moves.
+    @exclusivity(unchecked) private var recentResults = RecentResults()
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -136,7 +135,7 @@ final class WorkerDriver: IOLoopDriver {
     /// when a RESULT is full: it must not touch the writer.
     private func sendResults(_ message: PackedFrames) {
         sendBegunRequests()
-        send(frames: message)
+        if send(frames: message), members.isGroup { recentResults.sent(message, at: .now) }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -215,8 +214,8 @@ final class WorkerDriver: IOLoopDriver {
         logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
         statistics.reconnects += 1
         runtime.unregister(socket)
-        // Results still queued on the old connection get a moment to leave: the coordinator
-        // may only have stalled, and then they still count.
+        socket.stopMonitoring()
+        // Queued results get a moment to leave: the coordinator may only have stalled, and then they count.
         try? socket.setOption(.linger, 1000)
         socket.close()
         do {
@@ -233,6 +232,8 @@ final class WorkerDriver: IOLoopDriver {
             logger.error("cannot watch the connection to the coordinator group member", metadata: ["zmq.error": "\(error)"])
         }
         register(registration)
+        // The member it leaves may have died with results it never recorded.
+        for message in recentResults.recent(at: .now) { send(frames: message) }
     }
 
     /// In a group, monitors the socket for a dropped connection, replacing the last monitor.
