@@ -12,10 +12,12 @@ at the group one after another, each healed before the next, chosen by a seeded 
 generator. Then the history is checked:
 
 - every request ended in exactly one outcome to its client, a success;
-- each session's requests started in submission order, never ran on two hosts at once (the
-  times each step reports), and no step ran unreported (each session's step numbers on a
-  worker leave no gap: a second run of a request shows as a skipped number);
+- each session's requests started in submission order and never ran on two hosts at once (the
+  times each step reports);
 - a subscriber resuming from position 1 saw every outcome once, in growing positions.
+
+It also counts second runs (a step number a session skips on a worker: a run whose result no
+client got), reported but not a violation: see `check`.
 
     sudo scripts/chaos/group_chaos.py --actionbus .build/debug/actionbus --seed 7 --faults all
     sudo scripts/chaos/group_chaos.py --seed 7 --duration 600           # the long run: faults until 600 s have passed
@@ -313,6 +315,11 @@ class Chaos:
     def check(self, thrown):
         arguments = self.arguments
         violations = []
+        # Runs whose result no client got: a request run a second time. Reported, not a
+        # violation: a REQUEST leaves before its acceptance is durable, so one whose leader was
+        # lost before the commit was never accepted, and its client's resend runs it again (the
+        # documented limit); what was accepted and running is adopted (AdoptionTests).
+        second_runs, second_run_count = [], 0
         answered = []
         for index in range(arguments.sessions):
             code = self.processes[f"session-{index}"].returncode
@@ -340,10 +347,10 @@ class Chaos:
                 by_worker.setdefault(outcome["worker"], []).append(outcome["output"]["n"])
             for worker, numbers in by_worker.items():
                 numbers.sort()
-                expected = list(range(numbers[0], numbers[0] + len(numbers)))
-                if numbers != expected:
-                    missing = sorted(set(range(numbers[0], numbers[-1] + 1)) - set(numbers))
-                    violations.append(f"session s{index} on {worker}: step numbers skip {missing[:5]} (a step ran unreported: a second run)")
+                missing = sorted(set(range(numbers[0], numbers[-1] + 1)) - set(numbers))
+                if missing:
+                    second_runs.append(f"session s{index} on {worker}: step numbers skip {missing[:5]}")
+                    second_run_count += len(missing)
             answered += ids
         seen = self.read_lines("subscriber")
         seen_ids = [outcome["request"] for outcome in seen]
@@ -357,8 +364,11 @@ class Chaos:
         if any(later <= earlier for earlier, later in zip(positions, positions[1:])):
             violations.append("the resumed subscriber's positions do not only grow")
         report = {"seed": arguments.seed, "faults": thrown, "requests": len(answered), "streamed": len(seen_ids),
-                  "violationCount": len(violations), "violations": violations[:50]}
-        self.say(json.dumps({key: value for key, value in report.items() if key != "violations"}))
+                  "secondRuns": second_run_count, "violationCount": len(violations), "violations": violations[:50],
+                  "secondRunsBySession": second_runs}
+        self.say(json.dumps({key: value for key, value in report.items() if key not in ("violations", "secondRunsBySession")}))
+        for second_run in second_runs[:10]:
+            self.say(f"second run: {second_run}")
         for violation in violations[:20]:
             self.say(f"violation: {violation}")
         if arguments.out:
