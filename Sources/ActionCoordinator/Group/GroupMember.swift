@@ -49,6 +49,10 @@ public final class GroupMember: Service, Sendable {
         }
     }
 
+    /// How long a member that won may take to start its coordinator (open and read its
+    /// journal) before it gives up its lease: well beyond reading a large journal.
+    static let coordinatorStartLimit: Duration = .seconds(10)
+
     private enum Event: Sendable {
         case leadership(LeaderElector.Change)
         case ended(Role, (any Error)?)
@@ -105,12 +109,21 @@ public final class GroupMember: Service, Sendable {
         }
         state.recorded(inSyncSet: [configuration.name])
         let coordinator: Coordinator
+        // Opening the journal on a disk that stopped writing never ends, and the coordinator's
+        // own stall watch is not running yet: past the limit, the lease goes.
+        let startWatch = Task { [logger] in
+            try await Task.sleep(for: Self.coordinatorStartLimit)
+            logger.error("the coordinator did not start in time (its journal's disk may have stalled): giving up the lease")
+            elector.reportJournalStalled()
+        }
+        defer { startWatch.cancel() }
         do {
             coordinator = try Coordinator(configuration: coordinatorConfiguration(epoch: epoch, elector: elector, record: record), logger: logger)
         } catch {
             await endTerm()
             throw error
         }
+        startWatch.cancel()
         logger.notice("leading the group", metadata: ["group.epoch": "\(epoch)", "endpoint.clients": "\(coordinator.endpoints.clients)"])
         state.startedLeading(epoch: epoch, term: .init(coordinator: coordinator, mayServe: { elector.servingEpoch() == epoch }))
         let coordinatorTask = Self.watch(.coordinator, sink: sink) { try await coordinator.run() }
