@@ -34,7 +34,11 @@ extension CoordinatorCore {
         counters.recovered += recovery.unfinished.count
         // Some may be running on workers of the coordinator before: they say so as they
         // register (heartbeat × liveness is how long they take to notice it is gone).
-        if !recovery.unfinished.isEmpty, configuration.adoptionHold > .zero { adoptionHoldUntil = now + configuration.adoptionHold }
+        journaledWorkers = Set(recovery.workers ?? [])
+        if !recovery.unfinished.isEmpty, configuration.adoptionHold > .zero, recovery.workers?.isEmpty != true {
+            adoptionHoldUntil = now + configuration.adoptionHold
+            awaitedWorkers = journaledWorkers
+        }
         featureSwitches = recovery.featureSwitches
         knownActions.restore(recovery.knownActions, restartedAt: wallNow)
     }
@@ -73,6 +77,7 @@ extension CoordinatorCore {
     ) {
         if !featureSwitches.isEmpty { record(.featureSwitches(featureSwitches)) }
         if !knownActions.actions.isEmpty { record(.knownActions(knownActions.actions)) }
+        if !journaledWorkers.isEmpty { record(.workers(journaledWorkers.sorted())) }
         // Recent outcomes oldest first, then the owed ones: a restart takes them back in this
         // order as recent ones, so its bounds evict recent outcomes before any that a client
         // may still be waiting for.

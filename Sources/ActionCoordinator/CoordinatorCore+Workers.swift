@@ -140,6 +140,12 @@ extension CoordinatorCore {
         _ = outbox.send(.switches(featureSwitches), to: id)
         _ = outbox.send(.reporting(began: beganWanted), to: id)
         let adopted = adoptRunning(registration.running, on: record, now: now)
+        journalWorkersIfChanged()
+        if awaitedWorkers.remove(registration.name) != nil, awaitedWorkers.isEmpty, let until = adoptionHoldUntil {
+            // Every worker of the coordinator before is back and said what it runs; the results
+            // it sends again right after its READY still get a moment to arrive.
+            adoptionHoldUntil = min(until, now + Self.adoptionSettle)
+        }
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
             "worker.actions": "\(registration.actions.count)", "worker.adopted": "\(adopted)",
@@ -167,6 +173,19 @@ extension CoordinatorCore {
         }
         counters.adoptedRunning += adopted
         return adopted
+    }
+
+    /// How long the hold lasts after the last awaited worker registered.
+    static let adoptionSettle: Duration = .milliseconds(200)
+
+    /// Journals the registered workers' names when the set changed: the next coordinator on
+    /// this journal waits for them to say what they run. Below the disk minimum it waits, as
+    /// the known actions do, for the next change once there is room.
+    func journalWorkersIfChanged() {
+        let names = Set(registry.workers.values.map(\.name))
+        guard names != journaledWorkers, !refusesForStorage else { return }
+        journaledWorkers = names
+        outbox.journal(.workers(names.sorted()))
     }
 
     /// Whether `pending` waits for the worker running it to register again: a request taken
@@ -222,6 +241,7 @@ extension CoordinatorCore {
     /// Declares a worker gone and requeues what it held.
     func removeWorker(_ id: WorkerID, countingDelivery: Bool, now: ContinuousClock.Instant) {
         guard let worker = registry.remove(id) else { return }
+        journalWorkersIfChanged()
         // Requests still waiting to go to it are requeued below with the rest: they must not
         // leave, and since it never had them, their delivery does not count.
         let withdrawn = Set(outbox.withdrawRequests(to: id))

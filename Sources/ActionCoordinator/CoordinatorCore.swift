@@ -59,6 +59,11 @@ package final class CoordinatorCore {
     /// Until when requests taken back from the journal wait for the workers that may run them
     /// to register again (``CoordinatorConfiguration/adoptionHold``); `nil`: none waits.
     @exclusivity(unchecked) var adoptionHoldUntil: ContinuousClock.Instant?
+    /// The workers the coordinator before had registered (its journal says) that have not
+    /// registered here yet: once none is left, the hold ends.
+    @exclusivity(unchecked) var awaitedWorkers: Set<String> = []
+    /// The registered workers' names as last journaled.
+    @exclusivity(unchecked) var journaledWorkers: Set<String> = []
     /// A batch was withheld (a deposed leader's): no later position may be replayed here.
     @exclusivity(unchecked) var historyReleaseStopped = false
     /// The actions the fleet serves or served lately: what a request may wait for.

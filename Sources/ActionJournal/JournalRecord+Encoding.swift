@@ -10,7 +10,7 @@ import Foundation
 /// outcome's wire fields, and for `A` a last frame with the deadline in milliseconds since 1970
 /// (u64); for `O` and `P` a first frame with the position (u64) and the time published
 /// (milliseconds since 1970, u64) before the outcome's fields; for `H` the position (u64); for
-/// `D` the request id; for `S` a feature name and a state
+/// `D` the request id; for `W` one worker name per frame; for `S` a feature name and a state
 /// byte per switch, as SWITCHES carries them; for `K` an action name and since when it is
 /// unserved (milliseconds since 1970, u64; 0 while served) per action.
 extension JournalRecord {
@@ -45,6 +45,8 @@ extension JournalRecord {
                 writer.append(requestID)
             case .featureSwitches(let switches):
                 FeatureSwitch.encode(switches, into: &writer)
+            case .workers(let names):
+                for name in names { writer.append(name) }
             case .knownActions(let actions):
                 for (action, unservedSince) in actions.sorted(by: { $0.key < $1.key }) {
                     writer.append(action)
@@ -105,6 +107,7 @@ extension JournalRecord {
         case .workerDied: UInt8(ascii: "D")
         case .featureSwitches: UInt8(ascii: "S")
         case .knownActions: UInt8(ascii: "K")
+        case .workers: UInt8(ascii: "W")
         }
     }
 
@@ -179,6 +182,13 @@ extension JournalRecord {
         case UInt8(ascii: "H"):
             guard frames.count == 1, frames.frames[0].count == 8 else { return nil }
             return .streamHead(Self.uint64(frames.frames[0], at: 0))
+        case UInt8(ascii: "W"):
+            var names: [String] = []
+            for frame in frames.frames {
+                guard let name = try? WireName.validate(frame, field: "worker name", limits: limits) else { return nil }
+                names.append(name)
+            }
+            return .workers(names)
         case UInt8(ascii: "D"):
             guard frames.count == 1, let requestID = try? WireName.validate(frames.frames[0], field: "request id", limits: limits) else {
                 return nil

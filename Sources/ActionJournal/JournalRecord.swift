@@ -30,6 +30,10 @@ package enum JournalRecord: Sendable, Hashable {
     /// such record is the one that holds), each with since when no worker serves it (`nil`:
     /// a worker served it when this was written).
     case knownActions([String: Date?])
+    /// The names of the registered workers, after the set changed: the whole set (the last
+    /// such record is the one that holds). A coordinator that takes requests back from the
+    /// journal waits for these workers to say what they still run.
+    case workers([String])
 
     /// The outcome a record answers its request with (`.finished`, or `.published` that
     /// finishes a request); `nil` for any other record.
@@ -47,7 +51,7 @@ package enum JournalRecord: Sendable, Hashable {
         switch self {
         case .accepted(let request, let deadline): (request, deadline)
         case .acceptedPacked(let packed, let deadline): packed.request.map { ($0, deadline) }
-        case .finished, .published, .streamHead, .workerDied, .featureSwitches, .knownActions: nil
+        case .finished, .published, .streamHead, .workerDied, .featureSwitches, .knownActions, .workers: nil
         }
     }
 }

@@ -16,6 +16,8 @@ package struct JournalRecovery: Sendable {
     /// The known actions last journaled, each with since when it is unserved (`nil`: it was
     /// served when journaled).
     package var knownActions: [String: Date?] = [:]
+    /// The registered workers' names last journaled (`nil`: the journal never named them).
+    package var workers: [String]?
     /// Records read.
     package var records = 0
     /// Whole records whose fields do not decode (names the wire rules reject, written by a

@@ -294,6 +294,8 @@ package final class RequestJournal {
                     recovery.featureSwitches = switches
                 case .knownActions(let actions):
                     recovery.knownActions = actions
+                case .workers(let names):
+                    recovery.workers = names
                 }
                 offset = next
             }

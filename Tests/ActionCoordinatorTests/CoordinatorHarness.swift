@@ -9,6 +9,10 @@ import Testing
 final class RecordingOutbox: CoordinatorOutbox {
     /// Replies to clients, in order.
     private(set) var replies: [(reply: ClientReply, client: ClientAddress)] = []
+    /// What was journaled, less the registered workers' names (journaled as workers come and go).
+    var journaledWithoutWorkers: [JournalRecord] {
+        journaled.filter { if case .workers = $0 { false } else { true } }
+    }
     /// Instructions to workers, in order (including ones to unreachable workers).
     private(set) var instructions: [(instruction: WorkerInstruction, worker: WorkerID)] = []
     /// Outcome-stream messages, in order.

@@ -56,9 +56,10 @@ struct CoordinatorJournalTests {
         #expect(deadline.timeIntervalSince(before) >= 4.9 && deadline.timeIntervalSince(before) <= 5.5)
 
         h.ready(w1)
-        #expect(h.outbox.journaled.count == 2, "the acceptance, then the actions the new worker made known")
+        #expect(h.outbox.journaled.count == 3, "the acceptance, then the actions the new worker made known and the workers' names")
+        #expect(h.outbox.journaled.last == .workers(["worker-\(w1)"]))
         h.complete(request, on: w1)
-        #expect(h.outbox.journaled.count == 3)
+        #expect(h.outbox.journaled.count == 4)
         let outcome = try #require(h.outcome("r"))
         guard case .published(outcome, position: 1, _, finishesRequest: true) = h.outbox.journaled.last else {
             Issue.record("the outcome was not journaled at the stream's first position: \(h.outbox.journaled)")
@@ -163,6 +164,23 @@ struct CoordinatorJournalTests {
         #expect(h.core.statistics.lateResultsDiscarded == 0 && h.core.statistics.completed == 1)
     }
 
+    /// The journal names the workers registered before: once each is back (its READY said
+    /// what it runs), what the hold kept goes out at once rather than at the end of the hold.
+    @Test func theHoldEndsOnceEveryWorkerOfTheCoordinatorBeforeIsBack() throws {
+        let h = CoordinatorHarness { $0.adoptionHold = .seconds(6) }
+        let waiting = h.request("waiting", timeoutMilliseconds: 60_000)
+        var recovery = JournalRecovery()
+        recovery.unfinished = [RecoveredRequest(request: waiting, deadline: Date().addingTimeInterval(60), workerDeaths: 0)]
+        recovery.workers = ["worker-\(w1)", "worker-\(w2)"]
+        h.core.restore(recovery, now: h.at(.zero))
+        h.ready(w1, at: .milliseconds(100))
+        h.tick(at: .seconds(1))
+        #expect(h.requestIDs(to: w1).isEmpty, "one worker of the coordinator before is not back yet")
+        h.ready(w2, at: .milliseconds(1_100))
+        h.tick(at: .milliseconds(1_400))
+        #expect(h.requestIDs(to: w1) + h.requestIDs(to: w2) == ["waiting"], "both are back: it goes well before the 6 s")
+    }
+
     @Test func aResultForARequestThatWasNotRecoveredIsStillDiscarded() {
         let h = CoordinatorHarness()
         h.perform("live")
@@ -185,6 +203,7 @@ struct CoordinatorJournalTests {
             return
         }
         #expect(Set(known.keys) == Set(CoordinatorHarness.exampleActions))
+        #expect(snapshot.removeFirst() == .workers(["worker-\(w1)"]), "then the workers' names")
         #expect(snapshot.count == 5)
         // The stream's history (first's outcome, as history only), then its head.
         #expect(snapshot.suffix(2) == [

@@ -87,11 +87,11 @@ struct CoordinatorKnownActionsTests {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         h.wallClock.fixed = start
         h.ready(w1, actions: ["Echo.say", "Math.fibonacci"], at: .seconds(1))
-        #expect(h.outbox.journaled.last == .knownActions(["Echo.say": Self.served, "Math.fibonacci": Self.served]))
+        #expect(h.outbox.journaledWithoutWorkers.last == .knownActions(["Echo.say": Self.served, "Math.fibonacci": Self.served]))
         h.ready(w2, actions: ["Echo.say"], at: .seconds(2))
-        #expect(h.outbox.journaled.count == 1, "nothing new is known")
+        #expect(h.outbox.journaledWithoutWorkers.count == 1, "nothing new is known")
         h.worker(w1, sends: .disconnect, at: .seconds(3))
-        #expect(h.outbox.journaled.last == .knownActions(["Echo.say": Self.served, "Math.fibonacci": start]))
+        #expect(h.outbox.journaledWithoutWorkers.last == .knownActions(["Echo.say": Self.served, "Math.fibonacci": start]))
         let snapshot = h.core.journalSnapshot(now: h.at(.seconds(3)))
         #expect(snapshot.contains(.knownActions(["Echo.say": Self.served, "Math.fibonacci": start])))
 
@@ -114,10 +114,10 @@ struct CoordinatorKnownActionsTests {
         let h = harness { $0.minFreeDiskBytes = 1 << 20 }
         h.core.measuredFreeDisk(0)
         h.ready(w1, actions: ["Echo.say"], at: .seconds(1))
-        #expect(h.outbox.journaled.isEmpty, "nothing but accepted work's outcomes below the minimum")
+        #expect(h.outbox.journaledWithoutWorkers.isEmpty, "nothing but accepted work's outcomes below the minimum")
         #expect(h.core.statistics.knownActions == 1, "known all the same")
         h.core.measuredFreeDisk(2 << 20)
-        #expect(h.outbox.journaled == [.knownActions(["Echo.say": Self.served])])
+        #expect(h.outbox.journaledWithoutWorkers == [.knownActions(["Echo.say": Self.served])])
     }
 
     @Test func aKnownActionWithNoWorkerIsReportedWithSinceWhen() throws {

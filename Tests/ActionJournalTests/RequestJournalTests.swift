@@ -59,6 +59,7 @@ struct RequestJournalTests {
             // A compaction's history overtaken by a batch's own record: read once.
             journal.append(.published(outcome("nested"), position: 2, publishedAt: 2_000, finishesRequest: false))
             journal.append(.streamHead(5))
+            journal.append(.workers(["w1", "w2"]))
             try journal.commit()
         }
         let recovery = try withJournal { $0.recovery }
@@ -68,6 +69,7 @@ struct RequestJournalTests {
         #expect(recovery.published.map(\.publishedAt) == [1_000, 2_000])
         #expect(recovery.published.map(\.outcome.requestID) == ["a", "nested"])
         #expect(recovery.streamHead == 5)
+        #expect(recovery.workers == ["w1", "w2"], "the workers named last")
     }
 
     @Test func aRequestThatIsNotUserInitiatedComesBackSo() throws {

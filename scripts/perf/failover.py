@@ -52,6 +52,7 @@ def main():
     parser.add_argument("--actionbus", default=".build/release/actionbus")
     parser.add_argument("--rounds", type=int, default=10, help="rounds of each kind")
     parser.add_argument("--lease-ttl", type=int, default=3)
+    parser.add_argument("--member-option", action="append", default=[], help="an option for every member (repeat for each)")
     parser.add_argument("--out")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.actionbus)
@@ -82,7 +83,8 @@ def main():
         members[name] = start(name, [binary, "coordinator", "--group", "f", "--etcd", f"http://127.0.0.1:{etcd_port}", "--name", name,
                                      "--clients", f"tcp://127.0.0.1:{p['clients']}", "--workers", f"tcp://127.0.0.1:{p['workers']}",
                                      "--outcomes", f"tcp://127.0.0.1:{p['outcomes']}", "--data-dir", os.path.join(directory, f"data-{name}"),
-                                     "--lease-ttl", str(arguments.lease_ttl), "--heartbeat-ms", "200"] + member_options)
+                                     "--lease-ttl", str(arguments.lease_ttl), "--heartbeat-ms", "200"] + member_options
+                                    + arguments.member_option)
 
     def in_sync():
         value = etcd_get(etcd_port, "/actionbus/f/insync")
