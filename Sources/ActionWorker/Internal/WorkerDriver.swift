@@ -51,8 +51,6 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Outcomes finished this turn, written into the RESULT sent at its end (or sooner, when full).
     @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
-    /// In a group, the RESULTs sent lately, sent again to the next member when the worker moves.
-    @exclusivity(unchecked) private var recentResults = RecentResults()
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -135,7 +133,7 @@ final class WorkerDriver: IOLoopDriver {
     /// when a RESULT is full: it must not touch the writer.
     private func sendResults(_ message: PackedFrames) {
         sendBegunRequests()
-        if send(frames: message), members.isGroup { recentResults.sent(message, at: .now) }
+        send(frames: message)
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -232,8 +230,6 @@ final class WorkerDriver: IOLoopDriver {
             logger.error("cannot watch the connection to the coordinator group member", metadata: ["zmq.error": "\(error)"])
         }
         register(registration)
-        // The member it leaves may have died with results it never recorded.
-        for message in recentResults.recent(at: .now) { send(frames: message) }
     }
 
     /// In a group, monitors the socket for a dropped connection, replacing the last monitor.
