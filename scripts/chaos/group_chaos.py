@@ -26,7 +26,7 @@ Needs root (namespaces, loop devices), `ip`, `etcd`, `mkfs.ext4`, `fsfreeze`. Ex
 history is clean, 1 when the checker found a violation (each printed), 2 when the run itself
 could not be made. Prints the seed first, so a failing run can be repeated.
 """
-import argparse, base64, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, base64, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
 FAULTS = ["kill-leader", "pause-leader", "cut-replication", "cut-etcd", "kill-standby-then-leader", "restart-etcd", "stall-disk"]
 MEMBERS = ["a", "b", "c"]
