@@ -113,6 +113,8 @@ extension EtcdTests {
             let stoppedServingAt = ContinuousClock.now
             etcd.resume()
             #expect(stoppedServingAt < pausedAt + .seconds(3), "a served until \(stoppedServingAt - pausedAt) after etcd froze")
+            // The fence closes on the clock; the change is reported at the elector's next wake-up.
+            #expect(await eventually(timeout: .seconds(5), interval: .milliseconds(10)) { a.stoppedLeading(after: pausedAt) != nil })
             let fenced = try #require(a.stoppedLeading(after: pausedAt))
             #expect(fenced.at < pausedAt + .seconds(3))
 
