@@ -92,6 +92,7 @@ class Chaos:
         self.network = Network(os.getpid() % 100000)
         self.processes = {}
         self.load_processes = {}
+        self.loads_stop = threading.Event()
         self.mounts = []
         self.log_lines = []
         self.random = random.Random(arguments.seed)
@@ -191,7 +192,7 @@ class Chaos:
             time.sleep(0.1)
         raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
 
-    def healthy(self, timeout=60):
+    def healthy(self, timeout=180):
         """A leader that serves, every member in sync: the group has healed. Right after a fault
         etcd may still name a leader that is gone (its lease has not run out), so the keys must
         also hold still for a lease."""
@@ -274,7 +275,7 @@ class Chaos:
                                          "--coordinator", self.endpoints(5555), "--outcomes", self.endpoints(5557)], stdout=True)
         # Each session is a run of `perform` batches, one after another (so submission order
         # runs across them), until the faults are over: every batch ends by itself.
-        self.loads_stop = threading.Event()
+        self.loads_stop.clear()
         self.batches = {index: [] for index in range(arguments.sessions)}
         loads = [threading.Thread(target=self.session_load, args=(index,), daemon=True) for index in range(arguments.sessions)]
         for load in loads:
@@ -416,11 +417,13 @@ class Chaos:
         return 1 if violations else 0
 
     def cleanup(self):
-        for process in self.processes.values():
+        # A copy: the sessions' threads may still be adding batches.
+        processes = list(self.processes.values())
+        for process in processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGCONT)
                 process.kill()
-        for process in self.processes.values():
+        for process in processes:
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -464,6 +467,7 @@ def main():
         chaos.say(f"the run failed: {error!r} (seed {arguments.seed})")
         code = 2
     finally:
+        chaos.loads_stop.set()
         chaos.cleanup()
     sys.exit(code)
 
