@@ -39,7 +39,7 @@ extension CoordinatorCore {
 
     func chooseWorker(for pending: PendingRequest, now: ContinuousClock.Instant) -> DispatchChoice {
         // Its lane waits (behind it, so a session keeps its order) for its worker's READY.
-        if pending.recovered, waitsForAdoption(pending, now: now) { return .waitForAny }
+        if waitsForAdoption(pending, now: now) { return .waitForAny }
         let action = pending.action
         let session = pending.hasSession ? pending.session : ""
         if !session.isEmpty, let host = registry.sessions[session]?.worker, let worker = registry[host] {

@@ -17,7 +17,7 @@ extension CoordinatorCore {
             outcomes.restore(outcome)
             recordStack(outcome, now: now)
         }
-        history.restore(recovery.published, head: recovery.streamHead, now: UInt64(max(0, Int64((wallNow.timeIntervalSince1970 * 1000).rounded()))))
+        history.restore(recovery.published, head: recovery.streamHead, now: UInt64(max(0, Self.milliseconds(since1970: wallNow))))
         for recovered in recovery.unfinished where requests[recovered.request.requestID] == nil {
             let request = recovered.request
             nextOrder += 1

@@ -52,7 +52,7 @@ extension CoordinatorCore {
     /// position (as the request's answer too when it `finishesRequest`). The position may be
     /// replayed once the batch's records are durable.
     private func record(_ outcome: WireOutcome, finishesRequest: Bool, now: ContinuousClock.Instant) -> UInt64 {
-        let publishedAt = UInt64(max(0, wallMillisecondsAtEpoch + ClockOffset.of(now) / 1_000_000))
+        let publishedAt = wallMilliseconds(at: now)
         let position = history.append(outcome, publishedAt: publishedAt)
         outbox.journal(.published(outcome, position: position, publishedAt: publishedAt, finishesRequest: finishesRequest))
         if !outbox.holdStreamPosition(position) { streamReleased(upTo: position) }

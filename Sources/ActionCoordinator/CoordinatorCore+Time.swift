@@ -36,7 +36,18 @@ extension CoordinatorCore {
         admission.forgetIdleClients()
         closeIdleStacks(now: now)
         expireOwedOutcomes(now: now)
-        history.forgetExpired(now: UInt64(max(0, wallMillisecondsAtEpoch + ClockOffset.of(now) / 1_000_000)))
+        history.forgetExpired(now: wallMilliseconds(at: now))
+    }
+
+    /// `now` on the wall clock, in milliseconds since 1970 (the stream history's timestamps):
+    /// worked out from the monotonic `now` every call brings, not a clock read per outcome.
+    func wallMilliseconds(at now: ContinuousClock.Instant) -> UInt64 {
+        UInt64(max(0, wallMillisecondsAtEpoch + ClockOffset.of(now) / 1_000_000))
+    }
+
+    /// `date` in milliseconds since 1970.
+    static func milliseconds(since1970 date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// Owed outcomes whose clients stopped waiting become recent (and may be evicted).

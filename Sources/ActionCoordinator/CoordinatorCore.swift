@@ -128,7 +128,7 @@ package final class CoordinatorCore {
         self.history = OutcomeHistory(
             capacity: configuration.streamHistory, byteCapacity: configuration.streamHistoryBytes, maxAge: configuration.streamHistoryAge
         )
-        self.wallMillisecondsAtEpoch = Int64((wallClock().timeIntervalSince1970 * 1000).rounded()) - ClockOffset.of(now) / 1_000_000
+        self.wallMillisecondsAtEpoch = Self.milliseconds(since1970: wallClock()) - ClockOffset.of(now) / 1_000_000
         self.metrics = configuration.recordsMetrics ? CoordinatorMetrics() : nil
         self.storage = StorageWatermark(minimumBytes: configuration.minFreeDiskBytes)
     }

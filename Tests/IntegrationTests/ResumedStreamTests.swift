@@ -1,6 +1,7 @@
 import ActionBusTestSupport
 import ActionClient
 import Foundation
+import Locking
 import Testing
 
 /// A subscriber that resumes from a stream position (`actionbus subscribe --from`,
@@ -58,13 +59,13 @@ struct ResumedStreamTests {
 
         await #expect { _ = try await client.outcomes(from: 5) } throws: { ($0 as? ActionBusError)?.code == "outsideRetention" }
         await #expect { _ = try await client.outcomes(from: 40) } throws: { ($0 as? ActionBusError)?.code == "positionAhead" }
-        // The ten kept, then live.
-        var kept: [UInt64] = []
-        for try await outcome in try await client.outcomes(from: 21) {
-            kept.append(outcome.position)
-            if kept.count == 10 { break }
-        }
-        #expect(kept == Array(21...30))
+        // The ten kept, then live; read for a bounded time.
+        let stream = try await client.outcomes(from: 21)
+        let kept = Locked<[UInt64]>([])
+        let reader = Task { for try await outcome in stream { kept.withLock { $0.append(outcome.position) } } }
+        defer { reader.cancel() }
+        #expect(await eventually(timeout: .seconds(10)) { kept.withLock { $0.count } >= 10 })
+        #expect(kept.withLock { $0 } == Array(21...30))
         let statistics = try bus.statistics()
         #expect(statistics["streamPosition"] == 30 && statistics["streamOldestPosition"] == 21, "\(statistics)")
     }
