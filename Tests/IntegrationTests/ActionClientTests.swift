@@ -5,6 +5,7 @@ import ActionWire
 import ExampleFeatures
 import Foundation
 import Testing
+import ZeroMQ
 
 /// The Swift client library against a bus of real processes.
 @Suite("ActionClient", .serialized, .timeLimit(.minutes(2)))
@@ -69,6 +70,30 @@ struct ActionClientTests {
             #expect(error.code == .actionFailed)
             #expect(error.message == "typed failure")
         }
+        await client.close()
+    }
+
+    /// A group client's first member takes the connection and never answers (a paused or
+    /// deposed leader): the query sent there goes again to the next member, and is answered.
+    @Test func aQueryUnansweredByOneMemberIsAskedAgainOfTheNext() async throws {
+        let bus = try BusFixture()
+        _ = try bus.startCoordinator()
+        let context = try ZMQContext()
+        let silentMember = try Socket(context, type: .router)
+        let silentEndpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        try silentMember.bind(silentEndpoint)
+        defer {
+            silentMember.close()
+            _ = context.terminate()
+        }
+        var configuration = ActionClientConfiguration()
+        configuration.coordinatorEndpoint = "\(silentEndpoint),\(bus.clients)"
+        configuration.heartbeatInterval = .milliseconds(200)
+        configuration.defaultTimeout = .seconds(10)
+        let client = try ActionClient(configuration: configuration)
+
+        let statistics = try await client.statistics()
+        #expect(statistics["accepted"] == 0)
         await client.close()
     }
 

@@ -196,17 +196,34 @@ class Chaos:
         """A leader that serves, every member in sync: the group has healed. Right after a fault
         etcd may still name a leader that is gone (its lease has not run out), so the keys must
         also hold still for a lease."""
+        started, seen = time.monotonic(), [None]
+
+        def note(state):
+            # What the group looks like while it heals, each change once: a slow heal says why.
+            if state != seen[0]:
+                seen[0] = state
+                self.say(f"  healing, {time.monotonic() - started:.1f} s: {state}")
+
         def settled():
             leader, members = self.leader(), self.in_sync()
             if leader is None or len(members) != 3:
+                note(f"leader {leader}, in sync {members}")
                 return False
             time.sleep(3.5)
-            return self.leader() == leader and len(self.in_sync()) == 3 and self.serves()
+            if self.leader() != leader or len(self.in_sync()) != 3:
+                note("the keys moved")
+                return False
+            if not self.serves():
+                note(f"leader {leader} does not answer stats: {self.last_stats_error}")
+                return False
+            return True
         self.wait_for(settled, timeout, "a leader that serves, with three members in sync")
+        self.say(f"  healed in {time.monotonic() - started:.1f} s")
 
     def serves(self):
         answer = subprocess.run(["ip", "netns", "exec", self.network.ns("app"), self.binary, "stats", "--json", "--timeout", "3",
-                                 "--coordinator", self.endpoints(5555)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                 "--coordinator", self.endpoints(5555)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.last_stats_error = answer.stderr.decode(errors="replace").strip()[-400:]
         return answer.returncode == 0
 
     # MARK: Faults

@@ -38,7 +38,7 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var timers = ClientTimerLanes()
     /// Outcomes received and not yet acknowledged to the coordinator.
     @exclusivity(unchecked) private var acknowledgements: [String] = []
-    @exclusivity(unchecked) private var queries: [String: @Sendable (Result<[UInt8], ActionBusError>) -> Void] = [:]
+    @exclusivity(unchecked) private var queries: [String: PendingQuery] = [:]
     @exclusivity(unchecked) private var subscriptions: [Int: Subscription] = [:]
     @exclusivity(unchecked) private var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
@@ -121,6 +121,7 @@ final class ClientDriver: IOLoopDriver {
         let resent = takeBackOutstanding()
         logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)", "requests.outstanding": "\(resent)"])
         send(.ping)
+        resendQueries()
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -129,7 +130,7 @@ final class ClientDriver: IOLoopDriver {
         for call in pending.all where settle(call.request.requestID) != nil {
             call.deliver(.failure(.closed))
         }
-        for deliver in queries.values { deliver(.failure(.closed)) }
+        for query in queries.values { query.deliver(.failure(.closed)) }
         queries.removeAll()
         for subscription in subscriptions.values {
             subscription.confirmed?(false)
@@ -186,12 +187,12 @@ final class ClientDriver: IOLoopDriver {
     func query(
         _ message: ClientMessage, queryID: String, timeout: Duration?, deliver: @escaping @Sendable (Result<[UInt8], ActionBusError>) -> Void
     ) {
-        queries[queryID] = deliver
+        queries[queryID] = PendingQuery(message: message, deliver: deliver)
         send(message)
         let timeout = timeout ?? configuration.defaultTimeout
         runtime.schedule(after: timeout) { [weak self] in
-            guard let self, let deliver = self.queries.removeValue(forKey: queryID) else { return }
-            deliver(.failure(.unreachable(self.configuration.coordinatorEndpoint, after: timeout)))
+            guard let self, let query = self.queries.removeValue(forKey: queryID) else { return }
+            query.deliver(.failure(.unreachable(self.configuration.coordinatorEndpoint, after: timeout)))
         }
     }
 
@@ -299,11 +300,13 @@ final class ClientDriver: IOLoopDriver {
     /// are outstanding, ping a quiet coordinator every heartbeat interval (the PONG names its
     /// instance); past the liveness, send nothing new until it answers.
     private func watchCoordinator(now: ContinuousClock.Instant) {
+        // A query waits for an answer as a call does.
+        let waiting = !pending.isEmpty || !queries.isEmpty
         if members.isGroup, now - movedAt >= configuration.heartbeatInterval * 2,
-           watch.shouldTryAnotherMember(at: now, waiting: !pending.isEmpty) {
+           watch.shouldTryAnotherMember(at: now, waiting: waiting) {
             return moveToNextMember(now: now)
         }
-        let action = watch.sweep(at: now, waiting: !pending.isEmpty)
+        let action = watch.sweep(at: now, waiting: waiting)
         if action.sendPing { send(.ping) }
         if let silence = action.fellSilentAfter {
             logger.warning("coordinator silent; new requests wait until it answers, and sent ones go again if it restarted", metadata: [
@@ -324,6 +327,12 @@ final class ClientDriver: IOLoopDriver {
             logger.warning("connection to the coordinator dropped; resending outstanding requests", metadata: ["requests.outstanding": "\(resent)"])
             fillWindow(now: .now)
         }
+        resendQueries()
+    }
+
+    /// Asks every unanswered query again: the member or connection it went to may never answer.
+    private func resendQueries() {
+        for query in queries.values { send(query.message) }
     }
 
     /// Puts every sent, unanswered request back at the head of the queue, in submission order;
@@ -392,7 +401,7 @@ final class ClientDriver: IOLoopDriver {
                 for outcome in outcomes { received(outcome) }
             case .stacks(let queryID, let json), .stats(let queryID, let json), .features(let queryID, let json),
                  .workers(let queryID, let json), .queues(let queryID, let json), .replayed(let queryID, let json):
-                queries.removeValue(forKey: queryID)?(.success(json))
+                queries.removeValue(forKey: queryID)?.deliver(.success(json))
             case .pong(let instance):
                 carryOut(watch.pongReceived(instance: instance))
             case .error(let requestID, let code, let message):
@@ -401,7 +410,7 @@ final class ClientDriver: IOLoopDriver {
                     call.deliver(.failure(ActionBusError(code: code, message: message)))
                 } else if let query = queries.removeValue(forKey: requestID) {
                     // A query the coordinator refused names its query id.
-                    query(.failure(ActionBusError(code: code, message: message)))
+                    query.deliver(.failure(ActionBusError(code: code, message: message)))
                 }
             }
         }
