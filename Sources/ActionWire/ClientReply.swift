@@ -27,6 +27,9 @@ package enum ClientReply: Sendable, Hashable {
     case replayed(queryID: String, chunk: [UInt8])
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
+    /// NOT-LEADER: header. A member of a coordinator group that does not lead now answers
+    /// whatever it is sent with this; nothing sent to it was kept.
+    case notLeader
 
     /// Appends the message's frames to `writer`.
     package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -72,6 +75,8 @@ package enum ClientReply: Sendable, Hashable {
             writer.append(requestID)
             writer.append(code)
             writer.append(message)
+        case .notLeader:
+            writer.append(WireHeader.bytes(.notLeader))
         }
     }
 
@@ -112,6 +117,8 @@ package enum ClientReply: Sendable, Hashable {
                 code: try reader.name("error code"),
                 message: try reader.text("error message")
             )
+        case .notLeader:
+            reply = .notLeader
         default:
             throw WireError(.unknownCommand, "\(command) is not a coordinator reply")
         }

@@ -45,6 +45,8 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case queuesReply = 0x19
     /// The answer to ``replay``.
     case replayReply = 0x1A
+    /// A group member that does not lead answers every message with this: try the next member.
+    case notLeader = 0x1B
 
     // Worker -> coordinator.
     /// Register, or re-register, the actions and credits a worker offers.
@@ -79,6 +81,9 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case switches = 0x37
     /// Which optional reports the coordinator wants from the worker (BEGAN).
     case reporting = 0x38
+    /// A group member that does not lead answers READY and every other worker message with
+    /// this: try the next member.
+    case workerNotLeader = 0x39
 
     // Outcome stream.
     /// An outcome, with its sequence numbers.
@@ -115,6 +120,7 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .outcome: "OUTCOME"
         case .stacksReply: "STACKS-REPLY"
         case .pong: "PONG"
+        case .notLeader, .workerNotLeader: "NOT-LEADER"
         case .error: "ERROR"
         case .statsReply: "STATS-REPLY"
         case .ready: "READY"

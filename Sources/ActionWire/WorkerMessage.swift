@@ -160,6 +160,9 @@ package enum WorkerInstruction: Sendable, Hashable {
     /// REPORTING: header, flags (one byte; bit 0 = send BEGAN). Sent after every WELCOME and
     /// whenever what the stream's subscribers want changes.
     case reporting(began: Bool)
+    /// NOT-LEADER: header. A member of a coordinator group that does not lead now answers READY
+    /// and every other message with this; the worker tries the next member.
+    case notLeader
 
     /// Appends the message's frames to `writer`.
     package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -197,6 +200,8 @@ package enum WorkerInstruction: Sendable, Hashable {
         case .reporting(let began):
             writer.append(WireHeader.bytes(.reporting))
             writer.append(CollectionOfOne(began ? 1 : 0))
+        case .notLeader:
+            writer.append(WireHeader.bytes(.workerNotLeader))
         }
     }
 
@@ -233,6 +238,7 @@ package enum WorkerInstruction: Sendable, Hashable {
                 throw WireError(.invalidField, "reporting flags 0x\(String(flags[flags.startIndex], radix: 16)) has unknown bits")
             }
             instruction = .reporting(began: flags[flags.startIndex] & 1 == 1)
+        case .workerNotLeader: instruction = .notLeader
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

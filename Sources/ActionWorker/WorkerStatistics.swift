@@ -21,6 +21,9 @@ public struct WorkerStatistics: Sendable, Hashable, Codable {
     public var malformedMessages = 0
     /// Times the worker reconnected after the coordinator fell silent.
     public var reconnects = 0
+    /// Answers from coordinator group members that do not lead (NOT-LEADER): each moves the
+    /// worker on to the next member.
+    public var notLeaderAnswers = 0
     /// Registrations sent (first READY included).
     public var registrations = 0
     /// Requests running now.

@@ -110,6 +110,10 @@ struct WireGoldenTests {
             #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [flag]])) == .reporting(began: began))
         }
         #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [2]])) }
+        // A group member that does not lead: NOT-LEADER is a header alone, to workers as to clients.
+        #expect(encoded { WorkerInstruction.notLeader.encode(into: &$0) } == [Self.h(0x39)])
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x39)])) == .notLeader)
+        #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x39), [0]])) }
         let catalog = WorkerMessage.catalog(json: Self.t(#"{"actions":[],"features":[]}"#))
         #expect(encoded { catalog.encode(into: &$0) } == [Self.h(0x27), Self.t(#"{"actions":[],"features":[]}"#)])
         #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x27), Self.t("{}")])) == .catalog(json: Self.t("{}")))
@@ -282,6 +286,7 @@ struct WireGoldenTests {
             (.queues(queryID: "q7", json: Self.t("{}")), [Self.h(0x19), Self.t("q7"), Self.t("{}")]),
             (.error(requestID: "", code: "unsupportedVersion", message: "v9"),
              [Self.h(0x15), [], Self.t("unsupportedVersion"), Self.t("v9")]),
+            (.notLeader, [Self.h(0x1B)]),
         ]
         for (reply, frames) in cases {
             #expect(encoded { reply.encode(into: &$0) } == frames)

@@ -1,5 +1,7 @@
 import ActionBusTestSupport
+import ActionClient
 import ActionJournal
+import ExampleFeatures
 import Foundation
 import GroupLeadership
 import Testing
@@ -95,6 +97,29 @@ struct CoordinatorGroupTests {
 
         let answered = try LoadTests.expectEachSucceededOnce(loaded.load, count: loaded.count, worker: loaded.worker)
         try Self.expectAnsweredAreInJournal(group, of: second.member, answered)
+    }
+
+    /// A standby answers NOT-LEADER on its clients and workers endpoints: a worker and a client
+    /// given the standbys first reach the leader at once. Their heartbeats are 10 s, so moving on
+    /// silence instead would take 20 s a member.
+    @Test func standbysAnswerNotLeaderSoWorkersAndClientsFindTheLeaderAtOnce() async throws {
+        let group = try await CoordinatorGroup(bus: try BusFixture())
+        let leader = try #require(try await group.leader())
+        let standbysFirst = group.members.filter { $0.name != leader.member } + group.members.filter { $0.name == leader.member }
+        let worker = try group.bus.start("w1", [
+            "worker", "--examples", "--coordinator", standbysFirst.map(\.workers).joined(separator: ","), "--name", "w1",
+            "--heartbeat-ms", "10000", "--log-format", "json",
+        ])
+        try expect(waitUntil(timeout: .seconds(8), interval: .milliseconds(100)) { (try? group.statistics()["workers"]) == 1 },
+                   "the worker did not reach the leader: \(worker.stderr.suffix(2000))")
+
+        var configuration = ActionClientConfiguration()
+        configuration.coordinatorEndpoint = standbysFirst.map(\.clients).joined(separator: ",")
+        configuration.heartbeatInterval = .seconds(10)
+        let client = try ActionClient(configuration: configuration)
+        let echoed = try await client.perform(EchoFeature.say, .init(text: "found"), timeout: .seconds(8))
+        #expect(echoed.text == "found")
+        await client.close()
     }
 
     /// A group of three needs one in-sync standby by default: losing one standby costs nothing,

@@ -27,6 +27,8 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var members: MemberEndpoints
     @exclusivity(unchecked) private var connections = 0
     @exclusivity(unchecked) private var movedAt = ContinuousClock.now
+    /// Whether a move to the next member is already due (``notLeaderReceived()``).
+    @exclusivity(unchecked) private var moveScheduled = false
     private let clientID: String
     @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
@@ -122,6 +124,24 @@ final class ClientDriver: IOLoopDriver {
         logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)", "requests.outstanding": "\(resent)"])
         send(.ping)
         resendQueries()
+    }
+
+    /// How often at most a client told NOT-LEADER moves on: while no member leads (during an
+    /// election) every member says so, and the client goes round them at this pace.
+    static let notLeaderPause: Duration = .milliseconds(250)
+
+    /// A group member that does not lead answered (it kept nothing it was sent): move to the
+    /// next one, where what is outstanding goes again.
+    private func notLeaderReceived() {
+        guard !moveScheduled else { return }
+        moveScheduled = true
+        let connection = connections
+        runtime.schedule(after: max(Self.notLeaderPause - (.now - movedAt), .zero)) { [unowned self] in
+            moveScheduled = false
+            // Moved meanwhile (a refusal, silence): that move was the answer.
+            guard connection == connections else { return }
+            moveToNextMember(now: .now)
+        }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -404,6 +424,8 @@ final class ClientDriver: IOLoopDriver {
                 queries.removeValue(forKey: queryID)?.deliver(.success(json))
             case .pong(let instance):
                 carryOut(watch.pongReceived(instance: instance))
+            case .notLeader:
+                notLeaderReceived()
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
                 if let call = settle(requestID) {

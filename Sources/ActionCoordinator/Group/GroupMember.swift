@@ -88,22 +88,31 @@ public final class GroupMember: Service, Sendable {
             throw error
         }
         let standbyTask = Self.watch(.standby, sink: sink) { try await standby.run() }
+        let redirector = makeRedirector()
         let epoch: Int64?
         do {
             epoch = try await Self.nextLeadership(events)
         } catch {
+            await redirector?.stop()
             await endTerm()
             throw error
         }
         standbyTask.cancel()
         if case let .failure(error) = await standbyTask.result {
+            await redirector?.stop()
             await endTerm()
             throw error
         }
-        guard let epoch else { return await endTerm() }
+        guard let epoch else {
+            await redirector?.stop()
+            return await endTerm()
+        }
 
         let record = InSyncSetRecord(client: client, group: configuration.group, leader: configuration.name, epoch: epoch)
-        guard await record.write(standbys: []) else {
+        let recorded = await record.write(standbys: [])
+        // Its endpoints are the coordinator's from here on.
+        await redirector?.stop()
+        guard recorded else {
             logger.error("leading, but cannot record the in-sync set in etcd: stepping down", metadata: ["group.epoch": "\(epoch)"])
             return await endTerm()
         }
@@ -147,6 +156,21 @@ public final class GroupMember: Service, Sendable {
         // Only now: the next leader may take over once the lease is gone.
         await endTerm()
         if let failure { throw failure }
+    }
+
+    /// Answers NOT-LEADER on the member's clients and workers endpoints while it does not lead;
+    /// `nil` (said in the log) when they cannot be bound: clients and workers then find the
+    /// leader by its silence, as they would without it.
+    private func makeRedirector() -> MemberRedirector? {
+        do {
+            return try MemberRedirector(configuration: configuration.coordinator, logger: logger)
+        } catch {
+            logger.warning("cannot answer NOT-LEADER on this member's endpoints while it does not lead", metadata: [
+                "endpoint.clients": "\(configuration.coordinator.clientsEndpoint)",
+                "endpoint.workers": "\(configuration.coordinator.workersEndpoint)", "zmq.error": "\(error)",
+            ])
+            return nil
+        }
     }
 
     /// Waits for this member to lead; `nil` when cancelled. Throws what stopped the standby.

@@ -185,6 +185,7 @@ final class ClientReplies {
         case .workers: "WORKERS"
         case .queues: "QUEUES"
         case .replayed: "REPLAY"
+        case .notLeader: "NOT-LEADER"
         case .error(let requestID, let code, _): "ERROR \(code) for \(requestID)"
         }
     }

@@ -33,6 +33,9 @@ final class WorkerDriver: IOLoopDriver {
     /// moves on at once (not on refusals: at that pace libzmq 4.3 stopped delivering to the leader reached).
     @exclusivity(unchecked) private var connectionEvents: Socket?
     @exclusivity(unchecked) private var connections = 0
+    /// When it last moved to another member, and whether a move is already due.
+    @exclusivity(unchecked) private var movedAt: ContinuousClock.Instant?
+    @exclusivity(unchecked) private var moveScheduled = false
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
@@ -205,10 +208,30 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
+    /// How often at most a worker told NOT-LEADER moves on: while no member leads (during an
+    /// election) every member says so, and the worker goes round them at this pace.
+    static let notLeaderPause: Duration = .milliseconds(250)
+
+    /// A group member that does not lead answered: move to the next one.
+    private func notLeaderReceived() {
+        guard !moveScheduled else { return }
+        moveScheduled = true
+        let connection = connections
+        let wait = movedAt.map { Self.notLeaderPause - (.now - $0) } ?? .zero
+        statistics.notLeaderAnswers += 1
+        runtime.schedule(after: max(wait, .zero)) { [unowned self] in
+            moveScheduled = false
+            // Moved meanwhile (a dropped connection, silence): that move was the answer.
+            guard connection == connections, let registration = link.memberLost(at: .now) else { return }
+            reconnect(then: registration)
+        }
+    }
+
     /// The coordinator fell silent: start a fresh connection and register again.
     private func reconnect(then registration: WorkerLink.Registration) {
         // In a group, the member may have lost its leadership: try the next one.
         let endpoint = members.advance()
+        movedAt = .now
         logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
         statistics.reconnects += 1
         runtime.unregister(socket)
@@ -306,6 +329,8 @@ final class WorkerDriver: IOLoopDriver {
                     apply(switches)
                 case .reporting(let began):
                     reportsBegan = began
+                case .notLeader:
+                    notLeaderReceived()
                 case .cancel(let requestID):
                     // The coordinator has already answered the client; stop the work (the action
                     // sees it through its context) and free the credit when it ends.

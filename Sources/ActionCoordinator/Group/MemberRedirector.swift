@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import ZeroMQ
+
+/// While its member does not lead, answers on the member's clients and workers endpoints: every
+/// ActionBus message gets NOT-LEADER, so a client or worker that tried this member moves on to
+/// the next at once instead of waiting out two heartbeats of silence. Majordomo peers have no
+/// such answer and get none (they are counted).
+///
+/// It has a ZeroMQ context of its own, terminated when it stops: once ``stop()`` returns, the
+/// endpoints are free for the coordinator its member starts when it wins.
+final class MemberRedirector: Sendable {
+    private let context: ZMQContext
+    private let authenticator: ZAPAuthenticator?
+    private let loop: IOLoop<MemberRedirectorDriver>
+    private let logger: Logger
+
+    /// How long it tries to bind while the last term's coordinator lets its endpoints go.
+    static let bindPatience: Duration = .seconds(2)
+
+    /// Binds the clients and workers endpoints of `configuration` (CURVE as configured).
+    ///
+    /// - Throws: ``ZMQError`` when an endpoint cannot be bound within ``bindPatience``.
+    init(configuration: CoordinatorConfiguration, logger: Logger) throws {
+        let context = try ZMQContext()
+        // The ZAP handler must be up before the sockets bind, so no handshake slips past it.
+        let authenticator = try configuration.curve.map { curve in
+            try ZAPAuthenticator(context: context) { curve.decide($0) }
+        }
+        let deadline = ContinuousClock.now + Self.bindPatience
+        while true {
+            do {
+                loop = try IOLoop(name: "redirector-io", context: context) { runtime in
+                    try MemberRedirectorDriver(runtime: runtime, configuration: configuration)
+                }
+                break
+            } catch let error as ZMQError where error.code == .addressInUse && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            } catch {
+                authenticator?.stop()
+                _ = context.terminate()
+                throw error
+            }
+        }
+        self.context = context
+        self.authenticator = authenticator
+        self.logger = logger
+    }
+
+    /// Stops answering and frees the endpoints (the context's termination waits for its
+    /// sockets' listeners to close).
+    func stop() async {
+        let answered = await loop.read(MemberRedirectorDriver.Counts()) { $0.counts }
+        await loop.stop()
+        authenticator?.stop()
+        _ = context.terminate()
+        logger.info("stopped answering NOT-LEADER", metadata: [
+            "redirector.clients": "\(answered.clients)", "redirector.workers": "\(answered.workers)",
+            "redirector.unanswered": "\(answered.unanswered)",
+        ])
+    }
+}
