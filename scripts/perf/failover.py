@@ -54,6 +54,7 @@ def main():
     parser.add_argument("--lease-ttl", type=int, default=3)
     parser.add_argument("--member-option", action="append", default=[], help="an option for every member (repeat for each)")
     parser.add_argument("--out")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (every process's log)")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.actionbus)
     etcd = shutil.which("etcd") or sys.exit("failover.py: etcd is not installed (apt-get install etcd-server)")
@@ -163,7 +164,10 @@ def main():
     if arguments.out:
         with open(arguments.out, "w") as out:
             out.write(text)
-    shutil.rmtree(directory, ignore_errors=True)
+    if arguments.keep:
+        print(f"kept {directory}")
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

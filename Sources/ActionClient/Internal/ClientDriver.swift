@@ -27,8 +27,8 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var members: MemberEndpoints
     @exclusivity(unchecked) private var connections = 0
     @exclusivity(unchecked) private var movedAt = ContinuousClock.now
-    /// Whether a move to the next member is already due (``notLeaderReceived()``).
-    @exclusivity(unchecked) private var moveScheduled = false
+    /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
+    @exclusivity(unchecked) private var pendingMove: IOLoopTimerID?
     private let clientID: String
     @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
@@ -126,18 +126,19 @@ final class ClientDriver: IOLoopDriver {
         resendQueries()
     }
 
-    /// How often at most a client told NOT-LEADER moves on: while no member leads (during an
-    /// election) every member says so, and the client goes round them at this pace.
-    static let notLeaderPause: Duration = .milliseconds(250)
+    /// How often at most a client moves on when told NOT-LEADER or refused: while no member
+    /// leads (during an election) every member says so or refuses, and the client goes round
+    /// them at this pace, not as fast as sockets can be made.
+    static let memberMovePause: Duration = .milliseconds(100)
 
-    /// A group member that does not lead answered (it kept nothing it was sent): move to the
-    /// next one, where what is outstanding goes again.
-    private func notLeaderReceived() {
-        guard !moveScheduled else { return }
-        moveScheduled = true
+    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last
+    /// move; there, what is outstanding goes again. For a member that answered NOT-LEADER (it
+    /// kept nothing it was sent) or refused the connection.
+    private func moveToNextMemberSoon() {
+        guard pendingMove == nil else { return }
         let connection = connections
-        runtime.schedule(after: max(Self.notLeaderPause - (.now - movedAt), .zero)) { [unowned self] in
-            moveScheduled = false
+        pendingMove = runtime.schedule(after: max(Self.memberMovePause - (.now - movedAt), .zero)) { [unowned self] in
+            pendingMove = nil
             // Moved meanwhile (a refusal, silence): that move was the answer.
             guard connection == connections else { return }
             moveToNextMember(now: .now)
@@ -368,7 +369,7 @@ final class ClientDriver: IOLoopDriver {
     private func readConnectionEvents() {
         let events = connectionEvents.receiveMonitorEvents(using: &incoming, limit: Self.batchSize)
         if members.isGroup, !events.isEmpty {
-            return moveToNextMember(now: .now)
+            return moveToNextMemberSoon()
         }
         guard events.contains(.disconnected) else { return }
         carryOut(watch.connectionDropped(outstanding: outstanding))
@@ -410,6 +411,11 @@ final class ClientDriver: IOLoopDriver {
                 logger.warning("malformed reply from coordinator", metadata: ["wire.error": "\(error)"])
                 continue
             }
+            if reply != .notLeader, let move = pendingMove {
+                // The member answers after all (it refused while it was still binding): stay.
+                runtime.cancel(move)
+                pendingMove = nil
+            }
             switch reply {
             case .accepted(let requestIDs):
                 // Recorded (on disk, with a journal); the outcome follows. Kept only to say so
@@ -425,7 +431,7 @@ final class ClientDriver: IOLoopDriver {
             case .pong(let instance):
                 carryOut(watch.pongReceived(instance: instance))
             case .notLeader:
-                notLeaderReceived()
+                moveToNextMemberSoon()
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
                 if let call = settle(requestID) {

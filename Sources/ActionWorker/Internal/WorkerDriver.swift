@@ -29,13 +29,14 @@ final class WorkerDriver: IOLoopDriver {
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
     /// The coordinator, or every member of a coordinator group: a silent one is left for the next.
     @exclusivity(unchecked) private var members: MemberEndpoints
-    /// In a group, the socket's monitor: a member that drops the connection no longer leads, so the worker
-    /// moves on at once (not on refusals: at that pace libzmq 4.3 stopped delivering to the leader reached).
+    /// In a group, the socket's monitor: a member that drops or refuses the connection does not lead
+    /// (now), so the worker moves on, at most every ``memberMovePause``.
     @exclusivity(unchecked) private var connectionEvents: Socket?
     @exclusivity(unchecked) private var connections = 0
     /// When it last moved to another member, and whether a move is already due.
     @exclusivity(unchecked) private var movedAt: ContinuousClock.Instant?
-    @exclusivity(unchecked) private var moveScheduled = false
+    /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
+    @exclusivity(unchecked) private var pendingMove: IOLoopTimerID?
     private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
@@ -184,6 +185,11 @@ final class WorkerDriver: IOLoopDriver {
     /// what it serves (CATALOG) when that fits the coordinator's limit.
     private func welcomed(_ terms: WorkerTerms) {
         let action = link.welcomeReceived(terms)
+        // The member leads after all (it refused while it was still binding): stay.
+        if let pendingMove {
+            runtime.cancel(pendingMove)
+            self.pendingMove = nil
+        }
         if let catalogJSON {
             if catalogJSON.count <= action.describeCatalogWithin {
                 send(.catalog(json: catalogJSON))
@@ -208,36 +214,47 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
-    /// How often at most a worker told NOT-LEADER moves on: while no member leads (during an
-    /// election) every member says so, and the worker goes round them at this pace.
-    static let notLeaderPause: Duration = .milliseconds(250)
+    /// How often at most a worker moves on when told NOT-LEADER or refused: while no member
+    /// leads (during an election) every member says so or refuses, and the worker goes round
+    /// them at this pace, not as fast as sockets can be made.
+    static let memberMovePause: Duration = .milliseconds(100)
 
-    /// A group member that does not lead answered: move to the next one.
+    /// A group member that does not lead answered.
     private func notLeaderReceived() {
-        guard !moveScheduled else { return }
-        moveScheduled = true
-        let connection = connections
-        let wait = movedAt.map { Self.notLeaderPause - (.now - $0) } ?? .zero
         statistics.notLeaderAnswers += 1
-        runtime.schedule(after: max(wait, .zero)) { [unowned self] in
-            moveScheduled = false
+        moveToNextMemberSoon()
+    }
+
+    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last move.
+    private func moveToNextMemberSoon() {
+        guard pendingMove == nil else { return }
+        let connection = connections
+        let wait = movedAt.map { Self.memberMovePause - (.now - $0) } ?? .zero
+        pendingMove = runtime.schedule(after: max(wait, .zero)) { [unowned self] in
+            pendingMove = nil
             // Moved meanwhile (a dropped connection, silence): that move was the answer.
             guard connection == connections, let registration = link.memberLost(at: .now) else { return }
-            reconnect(then: registration)
+            reconnect(then: registration, fellSilent: false)
         }
     }
 
-    /// The coordinator fell silent: start a fresh connection and register again.
-    private func reconnect(then registration: WorkerLink.Registration) {
-        // In a group, the member may have lost its leadership: try the next one.
+    /// Starts a fresh connection, to the next member in a group, and registers again: the
+    /// coordinator fell silent, or (not `fellSilent`) the member does not lead or dropped us.
+    private func reconnect(then registration: WorkerLink.Registration, fellSilent: Bool = true) {
         let endpoint = members.advance()
         movedAt = .now
-        logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
+        if fellSilent {
+            logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
+        } else {
+            logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)"])
+        }
         statistics.reconnects += 1
         runtime.unregister(socket)
         socket.stopMonitoring()
-        // Queued results get a moment to leave: the coordinator may only have stalled, and then they count.
-        try? socket.setOption(.linger, 1000)
+        // Queued results get a moment to leave a coordinator that may only have stalled, and
+        // then they count. Not to a member that does not lead: what it is sent once it binds
+        // (a READY, say) would be answered to a socket that is gone.
+        try? socket.setOption(.linger, fellSilent ? 1000 : 0)
         socket.close()
         do {
             socket = try Self.connect(runtime: runtime, configuration: configuration, endpoint: endpoint, routingID: routingID)
@@ -264,16 +281,16 @@ final class WorkerDriver: IOLoopDriver {
         }
         connections += 1
         let events = try runtime.monitorConnections(
-            of: socket, name: "actionbus-worker-\(String(decoding: routingID, as: UTF8.self))-\(connections)", events: .disconnected
+            of: socket, name: "actionbus-worker-\(String(decoding: routingID, as: UTF8.self))-\(connections)", events: [.disconnected, .connectRetried]
         )
         connectionEvents = events
         runtime.register(events) { [unowned self] _ in readConnectionEvents() }
     }
 
     private func readConnectionEvents() {
-        guard let connectionEvents, connectionEvents.receiveMonitorEvents(using: &incoming).contains(.disconnected),
-              let registration = link.memberLost(at: .now) else { return }
-        reconnect(then: registration)
+        guard let connectionEvents, !connectionEvents.receiveMonitorEvents(using: &incoming).isDisjoint(with: [.disconnected, .connectRetried])
+        else { return }
+        moveToNextMemberSoon()
     }
 
     @discardableResult
