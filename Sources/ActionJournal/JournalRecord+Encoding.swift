@@ -88,7 +88,7 @@ extension JournalRecord {
         UInt64(min(max(1, (date.timeIntervalSince1970 * 1000).rounded(.up)), 9e15))
     }
 
-    private static func date(milliseconds frame: [UInt8]) -> Date {
+    private static func date(milliseconds frame: ArraySlice<UInt8>) -> Date {
         Date(timeIntervalSince1970: Double(uint64(frame, at: 0)) / 1000)
     }
 
@@ -149,14 +149,15 @@ extension JournalRecord {
         guard body.count >= 3 else { return nil }
         let kind = body[body.startIndex]
         let frameCount = Int(UInt16(body[body.startIndex + 1]) << 8 | UInt16(body[body.startIndex + 2]))
-        var frames = WireFrameList()
+        var frames = FrameSlices()
+        frames.slices.reserveCapacity(frameCount)
         var position = body.startIndex + 3
         for _ in 0..<frameCount {
             guard body.endIndex - position >= 4 else { return nil }
             let size = Int(UInt32(bigEndian: body, at: position))
             position += 4
             guard body.endIndex - position >= size else { return nil }
-            frames.append(body[position..<position + size])
+            frames.slices.append(body[position..<position + size])
             position += size
         }
         guard position == body.endIndex else { return nil }
@@ -164,46 +165,46 @@ extension JournalRecord {
         let limits = WireLimits(maxBodyBytes: maxBodyBytes)
         switch kind {
         case UInt8(ascii: "A"):
-            guard let last = frames.frames.last, last.count == 8 else { return nil }
-            frames.frames.removeLast()
-            guard let request = try? WireRequest.decode(fields: frames, limits: limits) else { return nil }
+            guard let last = frames.slices.last, last.count == 8 else { return nil }
+            frames.slices.removeLast()
+            guard let request = try? WireRequest.decode(slices: frames, limits: limits) else { return nil }
             return .accepted(request, deadline: date(milliseconds: last))
         case UInt8(ascii: "F"):
-            guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
+            guard let outcome = try? WireOutcome.decode(slices: frames, limits: limits) else { return nil }
             return .finished(outcome)
         case UInt8(ascii: "O"), UInt8(ascii: "P"):
-            guard frames.count > 1, frames.frames[0].count == 16 else { return nil }
-            let stamp = frames.frames.removeFirst()
-            guard let outcome = try? WireOutcome.decode(fields: frames, limits: limits) else { return nil }
+            guard frames.count > 1, frames.slices[0].count == 16 else { return nil }
+            let stamp = frames.slices.removeFirst()
+            guard let outcome = try? WireOutcome.decode(slices: frames, limits: limits) else { return nil }
             return .published(
                 outcome, position: Self.uint64(stamp, at: 0), publishedAt: Self.uint64(stamp, at: 8),
                 finishesRequest: kind == UInt8(ascii: "O")
             )
         case UInt8(ascii: "H"):
-            guard frames.count == 1, frames.frames[0].count == 8 else { return nil }
-            return .streamHead(Self.uint64(frames.frames[0], at: 0))
+            guard frames.count == 1, frames.slices[0].count == 8 else { return nil }
+            return .streamHead(Self.uint64(frames.slices[0], at: 0))
         case UInt8(ascii: "W"):
             var names: [String] = []
-            for frame in frames.frames {
+            for frame in frames.slices {
                 guard let name = try? WireName.validate(frame, field: "worker name", limits: limits) else { return nil }
                 names.append(name)
             }
             return .workers(names)
         case UInt8(ascii: "D"):
-            guard frames.count == 1, let requestID = try? WireName.validate(frames.frames[0], field: "request id", limits: limits) else {
+            guard frames.count == 1, let requestID = try? WireName.validate(frames.slices[0], field: "request id", limits: limits) else {
                 return nil
             }
             return .workerDied(requestID: requestID)
         case UInt8(ascii: "S"):
-            guard let message = try? WorkerInstruction.decode(WireFrameList([WireHeader.bytes(.switches)] + frames.frames), limits: limits),
+            guard let message = try? WorkerInstruction.decode(WireFrameList([WireHeader.bytes(.switches)] + frames.slices.map { Array($0) }), limits: limits),
                   case .switches(let switches) = message else { return nil }
             return .featureSwitches(switches)
         case UInt8(ascii: "K"):
             guard frames.count.isMultiple(of: 2) else { return nil }
             var actions: [String: Date?] = [:]
             for index in stride(from: 0, to: frames.count, by: 2) {
-                let since = frames.frames[index + 1]
-                guard since.count == 8, let action = try? WireName.validate(frames.frames[index], field: "action", limits: limits) else {
+                let since = frames.slices[index + 1]
+                guard since.count == 8, let action = try? WireName.validate(frames.slices[index], field: "action", limits: limits) else {
                     return nil
                 }
                 actions[action] = since.allSatisfy { $0 == 0 } ? .some(nil) : date(milliseconds: since)

@@ -8,7 +8,8 @@
 # Runs, each with CPU time per request for every process (from /proc):
 #   relay      C client -> zmq_proxy (ROUTER/DEALER) -> 2 C echo workers, 64-byte messages
 #   bus        actionbus coordinator + 2 workers + `actionbus bench`, Echo.say, 46-byte text:
-#              journal off, journal on, a Majordomo client (C, pipelined), 10 stream subscribers,
+#              journal off, journal on, journal on with one in-sync standby (`actionbus standby`,
+#              its CPU too), a Majordomo client (C, pipelined), 10 stream subscribers,
 #              one request in flight (interleaved with the relay's), journal on over a disk
 #              whose syncs take 10 ms more (a preloaded shim), and a burst of N requests
 #              with no worker at the start and two started later, from 1 and from 10 clients.
@@ -90,7 +91,7 @@ relay_run() {  # count window -> JSON line
 
 # --- the bus ---------------------------------------------------------------------------------
 
-bus_clients=""; bus_workers=""; bus_outcomes=""; coordinator_pid=""; worker_pids=()
+bus_clients=""; bus_workers=""; bus_outcomes=""; coordinator_pid=""; worker_pids=(); standby_pid=""
 coordinator_env=()  # NAME=value pairs the next coordinator starts with
 start_coordinator() {  # extra coordinator options...
     bus_clients=$(free_port); bus_workers=$(free_port); bus_outcomes=$(free_port)
@@ -119,15 +120,17 @@ stop_bus() { stop "${worker_pids[@]}" "$coordinator_pid"; }
 
 bus_run() {  # count window [bench options...] -> JSON line
     local count=$1 window=$2 warmup=2000; shift 2
-    local before_c before_w
+    local before_c before_w before_s=0 standby_cpu=""
     before_c=$(cpu_ticks "$coordinator_pid"); before_w=$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))
+    [ -n "$standby_pid" ] && before_s=$(cpu_ticks "$standby_pid")
     local line
     line=$(with_cpu "$work/bench.time" "$bin" bench --requests "$count" --concurrency "$window" \
         --warmup "$warmup" --json --coordinator "tcp://127.0.0.1:$bus_clients" "$@")
     local client_seconds
     client_seconds=$(cat "$work/bench.time")
+    [ -n "$standby_pid" ] && standby_cpu=", standby $(us_per_request "$before_s" "$(cpu_ticks "$standby_pid")" "$((count + warmup))") µs"
     # The warm-up's requests ran inside the measured span, so they count in every divisor.
-    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$((count + warmup))") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$((count + warmup))") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + $warmup):.1f}')") µs" >"$work/cpu"
+    echo "coordinator $(us_per_request "$before_c" "$(cpu_ticks "$coordinator_pid")" "$((count + warmup))") µs, workers $(us_per_request "$before_w" "$(( $(cpu_ticks "${worker_pids[0]}") + $(cpu_ticks "${worker_pids[1]}") ))" "$((count + warmup))") µs, client $(python3 -c "print(f'{$client_seconds * 1e6 / ($count + $warmup):.1f}')") µs$standby_cpu" >"$work/cpu"
     echo "$line"
 }
 
@@ -167,6 +170,7 @@ interleaved() {  # label [bench options...]
         range=" ($(spread $(printf '%s\n' "${rows[@]}" | cut -d'|' -f1)))"
     fi
     add "| $label | $rt/s | $bt/s | $q$range | $relay_cpu | $bus_cpu |"
+    last_relay_ratio=$q
 }
 
 add "# ActionBus against a bare libzmq relay"
@@ -239,7 +243,23 @@ stop_bus
 start_coordinator --data-dir "$work/data"
 start_workers; wait_workers
 interleaved "$window in flight, journal on"
+journaled_ratio=$last_relay_ratio
 stop_bus
+
+# The same with one in-sync standby on this machine (its own journal, its own fdatasync): a
+# batch's replies wait for both syncs. Each is compared with the relay of its own rounds, so
+# their quotient is the standby's cost, free of the machine's phase.
+standby_port=$(free_port)
+rm -rf "$work/standby"
+"$bin" standby --listen "tcp://127.0.0.1:$standby_port" --data-dir "$work/standby" --log-level warning 2>>"$work/standby.log" &
+standby_pid=$!; pids+=("$standby_pid")
+wait_port "$standby_port"
+start_coordinator --data-dir "$work/data" --standby "tcp://127.0.0.1:$standby_port"
+start_workers; wait_workers
+interleaved "$window in flight, journal on, one in-sync standby"
+add "| journal on with a standby ÷ journal on alone | | | $(ratio "$last_relay_ratio" "$journaled_ratio") (the two rows' ratios to the relay) | | |"
+stop_bus
+stop "$standby_pid"; standby_pid=""
 stop "$proxy_pid" "$relay_w1" "$relay_w2"
 
 # --- a slow disk: the journal's syncs take 10 ms more than a turn of the loop -------------------

@@ -157,6 +157,9 @@ def main():
     for kind, label in (("kill", "`kill -9`"), ("term", "SIGTERM (graceful handover)")):
         values = figures[kind]
         lines.append(f"| {label} | {len(values)} | {percentile(values, 0.5):.2f} s | {percentile(values, 0.99):.2f} s | {max(values):.2f} s |")
+    lines.append("")
+    for kind, label in (("kill", "`kill -9`"), ("term", "SIGTERM")):
+        lines.append(f"{label}, round by round (s): " + ", ".join(f"{value:.2f}" for value in figures[kind]))
     failures = ", ".join(f"{count} {code}" for code, count in sorted(failed.items())) or "none"
     lines += ["", f"Outcomes received: {total}; failed: {failures}."]
     text = "\n".join(lines) + "\n"
