@@ -33,7 +33,7 @@ final class WorkerDriver: IOLoopDriver {
     /// (now), so the worker moves on, at most every ``memberMovePause``.
     @exclusivity(unchecked) private var connectionEvents: Socket?
     @exclusivity(unchecked) private var connections = 0
-    /// When it last moved to another member, and whether a move is already due.
+    /// When it last moved to another member (moves are paced by ``memberMovePause``).
     @exclusivity(unchecked) private var movedAt: ContinuousClock.Instant?
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
     @exclusivity(unchecked) private var pendingMove: IOLoopTimerID?
