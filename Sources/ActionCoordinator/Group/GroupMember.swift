@@ -88,7 +88,7 @@ public final class GroupMember: Service, Sendable {
             throw error
         }
         let standbyTask = Self.watch(.standby, sink: sink) { try await standby.run() }
-        let redirector = makeRedirector()
+        let redirector = await makeRedirector()
         let epoch: Int64?
         do {
             epoch = try await Self.nextLeadership(events)
@@ -161,9 +161,9 @@ public final class GroupMember: Service, Sendable {
     /// Answers NOT-LEADER on the member's clients and workers endpoints while it does not lead;
     /// `nil` (said in the log) when they cannot be bound: clients and workers then find the
     /// leader by its silence, as they would without it.
-    private func makeRedirector() -> MemberRedirector? {
+    private func makeRedirector() async -> MemberRedirector? {
         do {
-            return try MemberRedirector(configuration: configuration.coordinator, logger: logger)
+            return try await MemberRedirector(configuration: configuration.coordinator, logger: logger)
         } catch {
             logger.warning("cannot answer NOT-LEADER on this member's endpoints while it does not lead", metadata: [
                 "endpoint.clients": "\(configuration.coordinator.clientsEndpoint)",

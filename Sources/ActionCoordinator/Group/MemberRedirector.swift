@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import ZeroMQ
 
@@ -21,7 +20,7 @@ final class MemberRedirector: Sendable {
     /// Binds the clients and workers endpoints of `configuration` (CURVE as configured).
     ///
     /// - Throws: ``ZMQError`` when an endpoint cannot be bound within ``bindPatience``.
-    init(configuration: CoordinatorConfiguration, logger: Logger) throws {
+    init(configuration: CoordinatorConfiguration, logger: Logger) async throws {
         let context = try ZMQContext()
         // The ZAP handler must be up before the sockets bind, so no handshake slips past it.
         let authenticator = try configuration.curve.map { curve in
@@ -35,7 +34,7 @@ final class MemberRedirector: Sendable {
                 }
                 break
             } catch let error as ZMQError where error.code == .addressInUse && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+                try? await Task.sleep(for: .milliseconds(50))
             } catch {
                 authenticator?.stop()
                 _ = context.terminate()

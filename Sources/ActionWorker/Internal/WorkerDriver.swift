@@ -233,20 +233,23 @@ final class WorkerDriver: IOLoopDriver {
         pendingMove = runtime.schedule(after: max(wait, .zero)) { [unowned self] in
             pendingMove = nil
             // Moved meanwhile (a dropped connection, silence): that move was the answer.
+            let wasRegistered = link.isRegistered
             guard connection == connections, let registration = link.memberLost(at: .now) else { return }
-            reconnect(then: registration, fellSilent: false)
+            reconnect(then: registration, fellSilent: false, lostLeader: wasRegistered)
         }
     }
 
     /// Starts a fresh connection, to the next member in a group, and registers again: the
     /// coordinator fell silent, or (not `fellSilent`) the member does not lead or dropped us.
-    private func reconnect(then registration: WorkerLink.Registration, fellSilent: Bool = true) {
+    /// Going round the members while none leads (`lostLeader` false) is logged at debug level:
+    /// ten moves a second during an election.
+    private func reconnect(then registration: WorkerLink.Registration, fellSilent: Bool = true, lostLeader: Bool = true) {
         let endpoint = members.advance()
         movedAt = .now
         if fellSilent {
             logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
         } else {
-            logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)"])
+            logger.log(level: lostLeader ? .info : .debug, "trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)"])
         }
         statistics.reconnects += 1
         runtime.unregister(socket)
