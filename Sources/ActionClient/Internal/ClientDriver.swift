@@ -15,21 +15,21 @@ import ZeroMQ
 final class ClientDriver: IOLoopDriver {
     private static let batchSize = 256
 
-    private let runtime: IOLoopRuntime
-    private let configuration: ActionClientConfiguration
+    let runtime: IOLoopRuntime
+    let configuration: ActionClientConfiguration
     private let limits: WireLimits
-    private let logger: Logger
-    @exclusivity(unchecked) private var socket: Socket
+    let logger: Logger
+    @exclusivity(unchecked) var socket: Socket
     /// The DEALER's monitor: tells when its connection to the coordinator dropped (and, for a
     /// group, when nothing listens where it connects).
-    @exclusivity(unchecked) private var connectionEvents: Socket
+    @exclusivity(unchecked) var connectionEvents: Socket
     /// The coordinator, or the members of a coordinator group, and the one connected to.
-    @exclusivity(unchecked) private var members: MemberEndpoints
-    @exclusivity(unchecked) private var connections = 0
-    @exclusivity(unchecked) private var movedAt = ContinuousClock.now
+    @exclusivity(unchecked) var members: MemberEndpoints
+    @exclusivity(unchecked) var connections = 0
+    @exclusivity(unchecked) var movedAt = ContinuousClock.now
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
-    @exclusivity(unchecked) private var pendingMove: IOLoopTimerID?
-    private let clientID: String
+    @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
+    let clientID: String
     @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
     @exclusivity(unchecked) private var unsent: Deque<PendingCall> = []
@@ -46,7 +46,7 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Pings, the coordinator's silence and instance, and when sent requests go again: this
     /// driver carries out what it decides.
-    @exclusivity(unchecked) private var watch: CoordinatorWatch
+    @exclusivity(unchecked) var watch: CoordinatorWatch
 
     init(runtime: IOLoopRuntime, configuration: ActionClientConfiguration, clientID: String, logger: Logger) throws {
         self.runtime = runtime
@@ -70,7 +70,7 @@ final class ClientDriver: IOLoopDriver {
 
     /// A DEALER to `endpoint` and its monitor. The client id is the connection's routing id, so
     /// a reconnected client is the same peer to the coordinator and its outcomes still reach it.
-    private static func connect(
+    static func connect(
         runtime: IOLoopRuntime, configuration: ActionClientConfiguration, clientID: String, to endpoint: String, watchingRefusals: Bool,
         connection: Int
     ) throws -> (socket: Socket, events: Socket) {
@@ -92,57 +92,9 @@ final class ClientDriver: IOLoopDriver {
         }
     }
 
-    private func registerConnection() {
+    func registerConnection() {
         runtime.register(socket) { [unowned self] _ in read() }
         runtime.register(connectionEvents) { [unowned self] _ in readConnectionEvents() }
-    }
-
-    /// Moves to the next member of a coordinator group: what the old connection held is lost,
-    /// so what is outstanding goes again, once the new member answers the PING sent now.
-    private func moveToNextMember(now: ContinuousClock.Instant) {
-        runtime.unregister(socket)
-        runtime.unregister(connectionEvents)
-        socket.stopMonitoring()
-        try? socket.setOption(.linger, 0)
-        socket.close()
-        connectionEvents.close()
-        connections += 1
-        let endpoint = members.advance()
-        do {
-            (socket, connectionEvents) = try Self.connect(
-                runtime: runtime, configuration: configuration, clientID: clientID, to: endpoint, watchingRefusals: true, connection: connections
-            )
-        } catch {
-            logger.error("cannot connect to the next coordinator group member; stopping", metadata: ["endpoint": "\(endpoint)", "zmq.error": "\(error)"])
-            runtime.stop()
-            return
-        }
-        registerConnection()
-        movedAt = now
-        watch.restartSilence(at: now)
-        let resent = takeBackOutstanding()
-        logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)", "requests.outstanding": "\(resent)"])
-        send(.ping)
-        resendQueries()
-    }
-
-    /// How often at most a client moves on when told NOT-LEADER or refused: while no member
-    /// leads (during an election) every member says so or refuses, and the client goes round
-    /// them at this pace, not as fast as sockets can be made.
-    static let memberMovePause: Duration = .milliseconds(100)
-
-    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last
-    /// move; there, what is outstanding goes again. For a member that answered NOT-LEADER (it
-    /// kept nothing it was sent) or refused the connection.
-    private func moveToNextMemberSoon() {
-        guard pendingMove == nil else { return }
-        let connection = connections
-        pendingMove = runtime.schedule(after: max(Self.memberMovePause - (.now - movedAt), .zero)) { [unowned self] in
-            pendingMove = nil
-            // Moved meanwhile (a refusal, silence): that move was the answer.
-            guard connection == connections else { return }
-            moveToNextMember(now: .now)
-        }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -259,7 +211,7 @@ final class ClientDriver: IOLoopDriver {
     }
 
     @discardableResult
-    private func send(_ message: ClientMessage) -> Bool {
+    func send(_ message: ClientMessage) -> Bool {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         do {
@@ -352,13 +304,13 @@ final class ClientDriver: IOLoopDriver {
     }
 
     /// Asks every unanswered query again: the member or connection it went to may never answer.
-    private func resendQueries() {
+    func resendQueries() {
         for query in queries.values { send(query.message) }
     }
 
     /// Puts every sent, unanswered request back at the head of the queue, in submission order;
     /// returns how many.
-    private func takeBackOutstanding() -> Int {
+    func takeBackOutstanding() -> Int {
         let taken = pending.all.filter(\.isOutstanding).sorted { $0.order < $1.order }
         for call in taken { call.isOutstanding = false }
         outstanding = 0

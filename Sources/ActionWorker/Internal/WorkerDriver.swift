@@ -12,32 +12,32 @@ import ZeroMQ
 /// itself (registering, keeping to its terms, heartbeats, reconnecting, draining) is decided by
 /// ``WorkerLink``; this class carries it out on the socket and the loop's timers.
 final class WorkerDriver: IOLoopDriver {
-    private static let batchSize = 256
+    static let batchSize = 256
     /// The deadline of a REQUEST whose timeout is 0 (the coordinator never sends one; a peer
     /// speaking the protocol by hand may), unless the session configuration sets its own.
     static let defaultRequestTimeout: Duration = .seconds(30)
 
-    private let runtime: IOLoopRuntime
+    let runtime: IOLoopRuntime
     private unowned let loop: IOLoop<WorkerDriver>
     private let catalog: ActionCatalog
-    private let configuration: WorkerConfiguration
+    let configuration: WorkerConfiguration
     private let sessionConfiguration: ActionSessionConfiguration
     private let limits: WireLimits
-    private let logger: Logger
-    @exclusivity(unchecked) private var socket: Socket
+    let logger: Logger
+    @exclusivity(unchecked) var socket: Socket
     /// This process's identity at the coordinator, kept across reconnections, so a reconnect
     /// (after a coordinator stall, say) is the same worker, not a death and a newcomer.
     /// The coordinator, or every member of a coordinator group: a silent one is left for the next.
-    @exclusivity(unchecked) private var members: MemberEndpoints
+    @exclusivity(unchecked) var members: MemberEndpoints
     /// In a group, the socket's monitor: a member that drops or refuses the connection does not lead
     /// (now), so the worker moves on, at most every ``memberMovePause``.
-    @exclusivity(unchecked) private var connectionEvents: Socket?
-    @exclusivity(unchecked) private var connections = 0
+    @exclusivity(unchecked) var connectionEvents: Socket?
+    @exclusivity(unchecked) var connections = 0
     /// When it last moved to another member (moves are paced by ``memberMovePause``).
-    @exclusivity(unchecked) private var movedAt: ContinuousClock.Instant?
+    @exclusivity(unchecked) var movedAt: ContinuousClock.Instant?
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
-    @exclusivity(unchecked) private var pendingMove: IOLoopTimerID?
-    private let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
+    @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
+    let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
     /// Features the coordinator switched off fleet-wide: their requests fail `featureUnavailable`.
@@ -49,9 +49,9 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var lastSession: (name: String, hosted: HostedSession)?
     @exclusivity(unchecked) private var running: [String: RunningRequest] = [:]
     /// Registration, terms, heartbeats, reconnects and draining: this driver carries out what it decides.
-    @exclusivity(unchecked) private var link: WorkerLink
+    @exclusivity(unchecked) var link: WorkerLink
     @exclusivity(unchecked) private var heartbeatTimer: IOLoopTimerID?
-    @exclusivity(unchecked) private var incoming = Multipart()
+    @exclusivity(unchecked) var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Outcomes finished this turn, written into the RESULT sent at its end (or sooner, when full).
     @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
@@ -67,7 +67,7 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var reportsBegan = false
     /// Requests started during this turn, sent as BEGAN at its end, before the turn's RESULT.
     @exclusivity(unchecked) private var begunRequests: [BeganEvent] = []
-    @exclusivity(unchecked) private(set) var statistics = WorkerStatistics()
+    @exclusivity(unchecked) var statistics = WorkerStatistics()
     /// What it serves, described for people (CATALOG), made once.
     private lazy var catalogJSON: [UInt8]? = {
         let json = WorkerCatalog.describing(catalog)
@@ -100,7 +100,7 @@ final class WorkerDriver: IOLoopDriver {
         runtime.schedule(after: sweep, repeating: sweep) { [unowned self] in dropIdleSessions() }
     }
 
-    private static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration, endpoint: String, routingID: [UInt8]) throws -> Socket {
+    static func connect(runtime: IOLoopRuntime, configuration: WorkerConfiguration, endpoint: String, routingID: [UInt8]) throws -> Socket {
         // Not IMMEDIATE: with it, libzmq 4.3 drops the rest of a multipart message being read
         // when the connection breaks mid-message, and asserts (`!_more`, fq.cpp) inside the read
         // (reproduced by killing a coordinator under load). Without it, what is sent while
@@ -162,7 +162,7 @@ final class WorkerDriver: IOLoopDriver {
     /// The results' limit: the smaller of this worker's and the coordinator's message limits.
     private var maxResultBytes: Int { link.terms.maxResultBytes }
 
-    private func register(_ registration: WorkerLink.Registration) {
+    func register(_ registration: WorkerLink.Registration) {
         // What it runs, so a coordinator that took them back from its journal adopts them.
         let ready = WorkerRegistration(
             name: configuration.name, credits: configuration.credits, actions: catalog.actionNames,
@@ -214,88 +214,6 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
-    /// How often at most a worker moves on when told NOT-LEADER or refused: while no member
-    /// leads (during an election) every member says so or refuses, and the worker goes round
-    /// them at this pace, not as fast as sockets can be made.
-    static let memberMovePause: Duration = .milliseconds(100)
-
-    /// A group member that does not lead answered.
-    private func notLeaderReceived() {
-        statistics.notLeaderAnswers += 1
-        moveToNextMemberSoon()
-    }
-
-    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last move.
-    private func moveToNextMemberSoon() {
-        guard pendingMove == nil else { return }
-        let connection = connections
-        let wait = movedAt.map { Self.memberMovePause - (.now - $0) } ?? .zero
-        pendingMove = runtime.schedule(after: max(wait, .zero)) { [unowned self] in
-            pendingMove = nil
-            // Moved meanwhile (a dropped connection, silence): that move was the answer.
-            let wasRegistered = link.isRegistered
-            guard connection == connections, let registration = link.memberLost(at: .now) else { return }
-            reconnect(then: registration, fellSilent: false, lostLeader: wasRegistered)
-        }
-    }
-
-    /// Starts a fresh connection, to the next member in a group, and registers again: the
-    /// coordinator fell silent, or (not `fellSilent`) the member does not lead or dropped us.
-    /// Going round the members while none leads (`lostLeader` false) is logged at debug level:
-    /// ten moves a second during an election.
-    private func reconnect(then registration: WorkerLink.Registration, fellSilent: Bool = true, lostLeader: Bool = true) {
-        let endpoint = members.advance()
-        movedAt = .now
-        if fellSilent {
-            logger.warning("coordinator silent or gone; reconnecting", metadata: ["endpoint": "\(endpoint)"])
-        } else {
-            logger.log(level: lostLeader ? .info : .debug, "trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)"])
-        }
-        statistics.reconnects += 1
-        runtime.unregister(socket)
-        socket.stopMonitoring()
-        // Queued results get a moment to leave a coordinator that may only have stalled, and
-        // then they count. Not to a member that does not lead: what it is sent once it binds
-        // (a READY, say) would be answered to a socket that is gone.
-        try? socket.setOption(.linger, fellSilent ? 1000 : 0)
-        socket.close()
-        do {
-            socket = try Self.connect(runtime: runtime, configuration: configuration, endpoint: endpoint, routingID: routingID)
-        } catch {
-            logger.error("reconnect failed", metadata: ["zmq.error": "\(error)"])
-            runtime.stop()
-            return
-        }
-        runtime.register(socket) { [unowned self] _ in read() }
-        do {
-            try watchConnection()
-        } catch {
-            logger.error("cannot watch the connection to the coordinator group member", metadata: ["zmq.error": "\(error)"])
-        }
-        register(registration)
-    }
-
-    /// In a group, monitors the socket for a dropped connection, replacing the last monitor.
-    private func watchConnection() throws {
-        guard members.isGroup else { return }
-        if let old = connectionEvents {
-            runtime.unregister(old)
-            old.close()
-        }
-        connections += 1
-        let events = try runtime.monitorConnections(
-            of: socket, name: "actionbus-worker-\(String(decoding: routingID, as: UTF8.self))-\(connections)", events: [.disconnected, .connectRetried]
-        )
-        connectionEvents = events
-        runtime.register(events) { [unowned self] _ in readConnectionEvents() }
-    }
-
-    private func readConnectionEvents() {
-        guard let connectionEvents, !connectionEvents.receiveMonitorEvents(using: &incoming).isDisjoint(with: [.disconnected, .connectRetried])
-        else { return }
-        moveToNextMemberSoon()
-    }
-
     @discardableResult
     private func send(_ message: WorkerMessage) -> Bool {
         outgoing.removeAll()
@@ -316,7 +234,7 @@ final class WorkerDriver: IOLoopDriver {
         }
     }
 
-    private func read() {
+    func read() {
         for _ in 0..<Self.batchSize {
             guard socket.receiveBusMessageIfAvailable(into: &incoming) else { return }
             // One clock read a message, not one a request: its requests' deadlines count from

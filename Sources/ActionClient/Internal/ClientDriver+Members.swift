@@ -1,0 +1,53 @@
+import ZeroMQ
+
+// Following a coordinator group's leader: moving to the next member (at once, or paced when
+// one says NOT-LEADER or refuses), where what is outstanding goes again.
+extension ClientDriver {
+    /// Moves to the next member of a coordinator group: what the old connection held is lost,
+    /// so what is outstanding goes again, once the new member answers the PING sent now.
+    func moveToNextMember(now: ContinuousClock.Instant) {
+        runtime.unregister(socket)
+        runtime.unregister(connectionEvents)
+        socket.stopMonitoring()
+        try? socket.setOption(.linger, 0)
+        socket.close()
+        connectionEvents.close()
+        connections += 1
+        let endpoint = members.advance()
+        do {
+            (socket, connectionEvents) = try Self.connect(
+                runtime: runtime, configuration: configuration, clientID: clientID, to: endpoint, watchingRefusals: true, connection: connections
+            )
+        } catch {
+            logger.error("cannot connect to the next coordinator group member; stopping", metadata: ["endpoint": "\(endpoint)", "zmq.error": "\(error)"])
+            runtime.stop()
+            return
+        }
+        registerConnection()
+        movedAt = now
+        watch.restartSilence(at: now)
+        let resent = takeBackOutstanding()
+        logger.info("trying the next coordinator group member", metadata: ["endpoint": "\(endpoint)", "requests.outstanding": "\(resent)"])
+        send(.ping)
+        resendQueries()
+    }
+
+    /// How often at most a client moves on when told NOT-LEADER or refused: while no member
+    /// leads (during an election) every member says so or refuses, and the client goes round
+    /// them at this pace, not as fast as sockets can be made.
+    static let memberMovePause: Duration = .milliseconds(100)
+
+    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last
+    /// move; there, what is outstanding goes again. For a member that answered NOT-LEADER (it
+    /// kept nothing it was sent) or refused the connection.
+    func moveToNextMemberSoon() {
+        guard pendingMove == nil else { return }
+        let connection = connections
+        pendingMove = runtime.schedule(after: max(Self.memberMovePause - (.now - movedAt), .zero)) { [unowned self] in
+            pendingMove = nil
+            // Moved meanwhile (a refusal, silence): that move was the answer.
+            guard connection == connections else { return }
+            moveToNextMember(now: .now)
+        }
+    }
+}
