@@ -85,6 +85,7 @@ let package = Package(
             name: "ActionWorker",
             dependencies: [
                 "ActionCore", "ActionWire", "ActionTransport", "ZeroMQ",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -16,6 +16,8 @@ extension CoordinatorCore {
             receivedResults(from: id, now: now) { take in take(outcome) }
         case .resultBatch(let outcomes):
             receivedResults(from: id, now: now) { take in outcomes.forEach(take) }
+        case .resent(let outcomes):
+            receivedResent(outcomes, now: now)
         default:
             guard let worker = registry.heardFrom(id, now: now) else {
                 if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
@@ -47,13 +49,27 @@ extension CoordinatorCore {
         dispatch(now: now)
     }
 
+    /// Outcomes a worker sent before, sent again after it was welcomed (RESENT): the coordinator
+    /// they went to may have lost them (a group's former leader, or this one before a restart).
+    /// Each answers a request taken back from the journal and not yet sent out again, as a
+    /// late RESULT would; the others were answered here already. They return no credit, and
+    /// never answer a request running now: that run's own RESULT does.
+    func receivedResent(_ outcomes: [WireOutcome], now: ContinuousClock.Instant) {
+        var adopted = false
+        for outcome in outcomes where !outcome.nested {
+            counters.resentResults += 1
+            if adoptRecovered(outcome, now: now, dispatching: false) { adopted = true }
+        }
+        if adopted { dispatch(now: now) }
+    }
+
     func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {
         let id = worker.id
         switch message {
         case .ready:
             break
-        case .result, .resultBatch:
-            // Taken by receivedResults.
+        case .result, .resultBatch, .resent:
+            // Taken by receivedResults and receivedResent.
             break
         case .heartbeat:
             break

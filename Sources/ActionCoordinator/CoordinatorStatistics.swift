@@ -48,6 +48,10 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     public var recovered = 0
     /// Results adopted for recovered requests from workers that started them before a restart.
     public var adoptedResults = 0
+    /// Outcomes workers sent again after registering (RESENT), in case the coordinator before
+    /// lost them; those that answered a request taken back from the journal are
+    /// ``adoptedResults`` too.
+    public var resentResults = 0
     /// Recovered requests adopted as running on the worker whose READY said it runs them
     /// (started for the coordinator before a restart or a failover), instead of run again.
     public var adoptedRunning = 0

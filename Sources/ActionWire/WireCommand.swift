@@ -63,6 +63,9 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case began = 0x26
     /// What the worker serves, described: features, actions, their schemas.
     case catalog = 0x27
+    /// Outcomes the worker reported lately, sent again after it registers: they answer only
+    /// requests the coordinator took back from its journal. No credit returns.
+    case resent = 0x28
 
     // Coordinator -> worker.
     /// Run an action.
@@ -115,6 +118,7 @@ package enum WireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .switches: "SWITCHES"
         case .began, .beganEvent: "BEGAN"
         case .catalog: "CATALOG"
+        case .resent: "RESENT"
         case .reporting: "REPORTING"
         case .accepted: "ACCEPTED"
         case .outcome: "OUTCOME"

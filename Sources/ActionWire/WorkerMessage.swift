@@ -43,6 +43,10 @@ package enum WorkerMessage: Sendable, Hashable {
     /// CATALOG: header, then the worker's ``WorkerCatalog`` as JSON (a body). Sent after each
     /// WELCOME, when it fits the coordinator's limit.
     case catalog(json: [UInt8])
+    /// RESENT: header, then packed outcome records, as in RESULT: outcomes this worker sent
+    /// lately, sent again after each WELCOME, since the coordinator before may have lost them
+    /// (a group's former leader, or this one before a restart). Returns no credit.
+    case resent([WireOutcome])
 
     /// Appends the message's frames to `writer`.
     package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -74,6 +78,9 @@ package enum WorkerMessage: Sendable, Hashable {
         case .catalog(let json):
             writer.append(WireHeader.bytes(.catalog))
             writer.append(json)
+        case .resent(let outcomes):
+            writer.append(WireHeader.bytes(.resent))
+            for outcome in outcomes { writer.appendRecord(outcome) }
         }
     }
 
@@ -118,6 +125,8 @@ package enum WorkerMessage: Sendable, Hashable {
             message = .began(try reader.records(BeganEvent.unpack))
         case .catalog:
             message = .catalog(json: Array(try reader.body("catalog")))
+        case .resent:
+            message = .resent(try reader.records(WireOutcome.unpack))
         default:
             throw WireError(.unknownCommand, "\(command) is not a worker command")
         }
@@ -243,5 +252,16 @@ package enum WorkerInstruction: Sendable, Hashable {
         }
         try reader.end()
         return instruction
+    }
+}
+
+extension WorkerMessage {
+    /// The RESENT of the records of `result`, a RESULT message as it was sent: the same frames
+    /// under another header, so nothing is decoded or encoded again.
+    package static func resent(fromResult result: PackedFrames) -> PackedFrames {
+        precondition(result.count > 0 && result.range(of: 0) == 0..<WireHeader.size, "not a message with an ActionBus header")
+        var bytes = result.bytes
+        bytes.replaceSubrange(0..<WireHeader.size, with: WireHeader.bytes(.resent))
+        return PackedFrames(bytes: bytes, ends: result.ends)
     }
 }

@@ -27,6 +27,14 @@ public struct WorkerConfiguration: Sendable {
     public var drainGrace: Duration = .seconds(30)
     /// The largest message accepted, in bytes.
     public var maxMessageBytes = 1 << 20
+    /// How long results are kept after they are sent, to be sent again (RESENT) to the next
+    /// coordinator that welcomes this worker: one that took their requests back from its
+    /// journal (a group's new leader, or a restarted coordinator) takes them as answers instead
+    /// of running the requests a second time. Losing a coordinator is noticed within a lease
+    /// and a heartbeat expiry, seconds; `.zero` keeps none.
+    public var resendWindow: Duration = .seconds(15)
+    /// The most bytes of results kept for ``resendWindow``: the oldest go first.
+    public var resendMaxBytes = 16 << 20
 
     /// CURVE keys, when the coordinator requires CURVE; `nil` for plaintext.
     public var curve: CurveClientKeys?

@@ -24,6 +24,8 @@ public struct WorkerStatistics: Sendable, Hashable, Codable {
     /// Answers from coordinator group members that do not lead (NOT-LEADER): each moves the
     /// worker on to the next member.
     public var notLeaderAnswers = 0
+    /// Outcomes sent again (RESENT) after a WELCOME, in case the coordinator before lost them.
+    public var resultsResent = 0
     /// Registrations sent (first READY included).
     public var registrations = 0
     /// Requests running now.

@@ -164,6 +164,54 @@ struct CoordinatorJournalTests {
         #expect(h.core.statistics.lateResultsDiscarded == 0 && h.core.statistics.completed == 1)
     }
 
+    /// A worker finished a session's first request and runs its second when the coordinator is
+    /// lost, and the first one's RESULT with it. The next coordinator adopts the second where it
+    /// runs; the worker's RESENT after WELCOME answers the first, which never runs again: run
+    /// again, it would have started after the second.
+    @Test func aResentResultAnswersARecoveredRequestSoTheSessionKeepsItsOrder() throws {
+        let h = CoordinatorHarness { $0.adoptionHold = .seconds(3) }
+        let first = h.request("first", session: "s", timeoutMilliseconds: 60_000)
+        let second = h.request("second", session: "s", timeoutMilliseconds: 60_000)
+        var recovery = JournalRecovery()
+        recovery.unfinished = [first, second].map { RecoveredRequest(request: $0, deadline: Date().addingTimeInterval(60), workerDeaths: 0) }
+        h.core.restore(recovery, now: h.at(.zero))
+
+        h.ready(w1, running: ["second"], at: .milliseconds(100))
+        #expect(h.core.statistics.adoptedRunning == 1)
+        let firstOutcome = WireOutcome(
+            requestID: "first", action: first.action, session: "s", worker: "worker-\(w1)", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: Array(#"{"ran":"once"}"#.utf8))
+        )
+        h.worker(w1, sends: .resent([firstOutcome]), at: .milliseconds(110))
+        #expect(h.core.statistics.adoptedResults == 1 && h.core.statistics.resentResults == 1)
+        #expect(h.outbox.journaled.last?.finishedOutcome == firstOutcome, "the resent result finishes it")
+        h.tick(at: .seconds(4))
+        #expect(h.requestIDs(to: w1).isEmpty, "the first request is not run again after the hold")
+        h.complete(second, on: w1, at: .seconds(5))
+        #expect(h.core.statistics.completed == 2 && h.core.statistics.queued == 0 && h.core.statistics.lateResultsDiscarded == 0)
+        h.send(.perform(first), at: .seconds(6))
+        #expect(h.replies.last == .outcome(firstOutcome), "a client asking again gets the resent answer")
+    }
+
+    /// RESENT never answers a request that is running now, nor returns a credit: that run's own
+    /// RESULT does both.
+    @Test func aResentResultForARequestRunningNowIsOnlyCounted() throws {
+        let h = CoordinatorHarness()
+        h.ready(w1, credits: 1)
+        let live = h.perform("live", timeoutMilliseconds: 10_000)
+        #expect(h.requestIDs(to: w1) == ["live"])
+        let stale = WireOutcome(
+            requestID: "live", action: live.action, session: live.session, worker: "worker-\(w1)", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: Array(#"{"stale":true}"#.utf8))
+        )
+        h.worker(w1, sends: .resent([stale]))
+        #expect(h.core.statistics.resentResults == 1 && h.core.statistics.adoptedResults == 0)
+        #expect(h.core.statistics.running == 1 && h.outcome("live") == nil)
+        h.complete(live, on: w1)
+        #expect(h.outcome("live")?.result == .success(contentType: WireRequest.json, output: Array(#"{"ok":true}"#.utf8)))
+        #expect(h.core.statistics.completed == 1 && h.core.statistics.lateResultsDiscarded == 0)
+    }
+
     /// The journal names the workers registered before: once each is back (its READY said
     /// what it runs), what the hold kept goes out at once rather than at the end of the hold.
     @Test func theHoldEndsOnceEveryWorkerOfTheCoordinatorBeforeIsBack() throws {

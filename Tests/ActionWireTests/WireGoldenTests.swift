@@ -71,6 +71,16 @@ struct WireGoldenTests {
         #expect(try WorkerMessage.decode(WireFrameList(result)) == .result(nested))
         nestedFrames[4] = [0x00, 0x08]
         #expect(throws: WireError.self) { try WorkerMessage.decode(WireFrameList([Self.h(0x22), Self.packed(nestedFrames)])) }
+
+        // RESENT: a RESULT's records under header 0x28, made from the RESULT as it was sent.
+        let resent = [Self.h(0x28), Self.packed(Self.successFrames), Self.packed(Self.successFrames)]
+        #expect(encoded { WorkerMessage.resent([Self.success, Self.success]).encode(into: &$0) } == resent)
+        #expect(try WorkerMessage.decode(WireFrameList(resent)) == .resent([Self.success, Self.success]))
+        var sent = PackedFrames()
+        WorkerMessage.resultBatch([Self.success, Self.success]).encode(into: &sent)
+        let remade = WorkerMessage.resent(fromResult: sent)
+        #expect((0..<remade.count).map { Array(remade.frame(at: $0)) } == resent)
+        #expect(throws: WireError.self, "RESENT carries at least one record") { try WorkerMessage.decode(WireFrameList([Self.h(0x28)])) }
     }
 
     @Test func featureSwitches() throws {

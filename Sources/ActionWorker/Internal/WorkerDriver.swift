@@ -55,6 +55,8 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Outcomes finished this turn, written into the RESULT sent at its end (or sooner, when full).
     @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
+    /// The RESULTs sent lately, sent again after each WELCOME.
+    @exclusivity(unchecked) private var recentResults: RecentResults
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -90,6 +92,7 @@ final class WorkerDriver: IOLoopDriver {
             maxMessageBytes: configuration.maxMessageBytes, now: .now
         )
         members = MemberEndpoints(configuration.coordinatorEndpoint)
+        recentResults = RecentResults(window: configuration.resendWindow, maxBytes: configuration.resendMaxBytes)
         if members.isGroup { link.registrationTimeout = configuration.heartbeatInterval * 2 }
         socket = try Self.connect(runtime: runtime, configuration: configuration, endpoint: members.current, routingID: routingID)
         runtime.register(socket) { [unowned self] _ in read() }
@@ -137,7 +140,22 @@ final class WorkerDriver: IOLoopDriver {
     /// when a RESULT is full: it must not touch the writer.
     private func sendResults(_ message: PackedFrames) {
         sendBegunRequests()
+        // Kept even when it could not be sent: the next coordinator gets it.
         send(frames: message)
+        recentResults.keep(message, sentAt: .now)
+    }
+
+    /// Sends the results of ``recentResults`` again, to the coordinator that just welcomed this
+    /// worker: it may be one that never got them. One that already has their answers drops them.
+    private func resendRecentResults() {
+        let limit = WirePacking.maxFrameBytes(maxMessageBytes: maxResultBytes)
+        var outcomes = 0
+        for message in recentResults.resendable(at: .now) where Int64(message.bytes.count) <= limit {
+            guard send(frames: message) else { break }
+            outcomes += message.count - 1
+        }
+        statistics.resultsResent += outcomes
+        if outcomes > 0 { logger.debug("results sent again", metadata: ["worker.resent": "\(outcomes)"]) }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -198,6 +216,7 @@ final class WorkerDriver: IOLoopDriver {
                               metadata: ["catalog.bytes": "\(catalogJSON.count)", "coordinator.maxMessageBytes": "\(action.describeCatalogWithin)"])
             }
         }
+        resendRecentResults()
         guard let interval = action.heartbeatEvery else { return }
         scheduleHeartbeats(every: interval)
         logger.info("heartbeat set by the coordinator", metadata: ["heartbeat.interval": "\(interval)"])
