@@ -30,6 +30,11 @@ scripts/fuzz.sh 30
 echo "== swift test"
 swift test --no-parallel
 
+# A coordinator group in network namespaces under every kind of fault once, with its history
+# checked (needs root: CI runs as root). The long run is the same script with --duration.
+echo "== scripts/chaos/group_chaos.py (each fault once)"
+scripts/chaos/group_chaos.py --actionbus .build/debug/actionbus --seed "${ACTIONBUS_CHAOS_SEED:-$RANDOM}" --faults all
+
 # Every product's DocC catalog builds, its articles' symbol links resolve (after the debug build).
 echo "== scripts/check-docc.sh"
 scripts/check-docc.sh
