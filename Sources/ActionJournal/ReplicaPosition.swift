@@ -3,7 +3,9 @@
 ///
 /// - A message with a lower epoch than the highest seen is refused (`staleEpoch`): a deposed
 ///   leader must not write to a standby that already follows a newer one.
-/// - A snapshot is always installed: it replaces the whole file, so it needs no history.
+/// - A snapshot is always installed: it replaces the whole file, so it needs no history. So is a
+///   tail (the leader's file as what follows the standby's), once the standby's file is what it
+///   follows.
 /// - An append is applied only right after the last sequence of the same stream; one already
 ///   applied is acknowledged again; anything else (another stream: a new or restarted leader;
 ///   a gap: messages dropped on the way) asks for a snapshot.
@@ -44,7 +46,9 @@ package struct ReplicaPosition: Equatable, Sendable {
         guard message.epoch >= epoch else { return .staleEpoch }
         epoch = message.epoch
         switch message.kind {
-        case .snapshot:
+        case .snapshot, .tail:
+            // A tail is a snapshot given as what follows the standby's file; the standby checks
+            // that its file is what the tail follows.
             return .install
         case .append:
             guard stream == message.stream else { return .resync }
@@ -53,14 +57,14 @@ package struct ReplicaPosition: Equatable, Sendable {
         case .probe:
             // Sent after everything it counts, on the same connection: what is missing now was lost.
             return stream == message.stream && sequence >= message.sequence ? .alreadyHave : .resync
-        case .acknowledged, .resync, .staleEpoch:
+        case .acknowledged, .resync, .staleEpoch, .held:
             return .ignore
         }
     }
 
     /// Records that `message` (installed or appended) is written and synced.
     package mutating func applied(_ message: ReplicationMessage) {
-        if message.kind == .snapshot { stream = message.stream }
+        if message.kind == .snapshot || message.kind == .tail { stream = message.stream }
         sequence = message.sequence
     }
 }

@@ -19,6 +19,15 @@ package struct ReplicationMessage: Equatable, Sendable {
         /// last sequence sent: a standby that holds it acknowledges again, one that does not (a
         /// restart, messages lost with a connection) asks for a snapshot.
         case probe = 6
+        /// Leader → standby: the leader's whole journal, given as what follows the part the
+        /// standby holds. The payload is that part's ``JournalPrefix`` (12 bytes), then the
+        /// bytes after it. A standby whose file is exactly that part appends the rest and has
+        /// the leader's file; any other asks for a snapshot.
+        case tail = 7
+        /// Standby → leader, right before each `resync`: the standby's file as a
+        /// ``JournalPrefix`` (the payload), so the leader may send a `tail` instead of a
+        /// snapshot. A leader that does not know it ignores it and sends a snapshot.
+        case held = 8
     }
 
     package static let magic: [UInt8] = Array("ABRP".utf8)
@@ -44,7 +53,20 @@ package struct ReplicationMessage: Equatable, Sendable {
     }
 
     /// Whether a payload frame follows the header.
-    package var carriesJournal: Bool { kind == .snapshot || kind == .append }
+    package var carriesJournal: Bool { Self.carriesPayload(kind) }
+
+    private static func carriesPayload(_ kind: Kind) -> Bool {
+        switch kind {
+        case .snapshot, .append, .tail, .held: true
+        case .acknowledged, .resync, .staleEpoch, .probe: false
+        }
+    }
+
+    /// A `tail`'s parts: what the standby must hold, and what follows it.
+    package var tailParts: (held: JournalPrefix, rest: ArraySlice<UInt8>)? {
+        guard kind == .tail, let held = JournalPrefix(decoding: payload) else { return nil }
+        return (held, payload[JournalPrefix.encodedBytes...])
+    }
 
     /// The header frame.
     package var header: [UInt8] {
@@ -69,6 +91,11 @@ package struct ReplicationMessage: Equatable, Sendable {
         }
         let message = ReplicationMessage(kind, epoch: number(at: 6), stream: number(at: 14), sequence: number(at: 22), payload: payload ?? [])
         guard message.carriesJournal == (payload != nil) else { throw .payloadMismatch }
+        switch kind {
+        case .tail: guard message.payload.count >= JournalPrefix.encodedBytes else { throw .payloadMismatch }
+        case .held: guard message.payload.count == JournalPrefix.encodedBytes else { throw .payloadMismatch }
+        default: break
+        }
         return message
     }
 }
@@ -79,6 +106,7 @@ package enum ReplicationMessageError: Error, Equatable, Sendable {
     case notReplication
     case unsupportedVersion(UInt8)
     case unknownKind(UInt8)
-    /// A snapshot or append without its journal frame, or another kind with one.
+    /// A snapshot, append, tail or held without its payload (or a tail or held one of the wrong
+    /// size), or another kind with one.
     case payloadMismatch
 }

@@ -25,6 +25,17 @@ struct ReplicaPositionTests {
         #expect(position.decide(message(.snapshot, sequence: 5)) == .install)
     }
 
+    /// A tail is the leader's file given as what follows the standby's: installed as a snapshot.
+    @Test func aTailIsInstalledLikeASnapshot() {
+        var position = ReplicaPosition()
+        let tail = message(.tail, stream: 8, sequence: 2)
+        #expect(position.decide(tail) == .install)
+        position.applied(tail)
+        #expect(position.stream == 8 && position.sequence == 2)
+        #expect(position.decide(message(.append, stream: 8, sequence: 3)) == .append)
+        #expect(position.decide(message(.held, sequence: 1)) == .ignore, "a standby's own message")
+    }
+
     @Test func aLowerEpochThanOneSeenIsRefused() {
         var position = ReplicaPosition(epoch: 3)
         #expect(position.decide(message(.snapshot, epoch: 2, sequence: 1)) == .staleEpoch)

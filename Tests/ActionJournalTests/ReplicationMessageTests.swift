@@ -5,8 +5,14 @@ import Testing
 @Suite("Replication messages")
 struct ReplicationMessageTests {
     @Test func everyKindComesBackAsItWasSent() throws {
-        for kind in [ReplicationMessage.Kind.snapshot, .append, .acknowledged, .resync, .staleEpoch, .probe] {
-            let payload: [UInt8]? = kind == .snapshot || kind == .append ? [1, 2, 3, 0xFF] : nil
+        let prefix = JournalPrefix(length: 3, checksum: 0xCAFE_F00D).encoded
+        for kind in [ReplicationMessage.Kind.snapshot, .append, .acknowledged, .resync, .staleEpoch, .probe, .tail, .held] {
+            let payload: [UInt8]? = switch kind {
+            case .snapshot, .append: [1, 2, 3, 0xFF]
+            case .tail: prefix + [4, 5]
+            case .held: prefix
+            default: nil
+            }
             let sent = ReplicationMessage(kind, epoch: 7, stream: 0xDEAD_BEEF_0102_0304, sequence: UInt64.max - 1, payload: payload ?? [])
             #expect(sent.header.count == ReplicationMessage.headerBytes)
             let read = try ReplicationMessage.decode(header: sent.header, payload: payload)
@@ -39,5 +45,28 @@ struct ReplicationMessageTests {
         #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: good, payload: nil) }
         let acknowledgement = ReplicationMessage(.acknowledged, epoch: 0, stream: 1, sequence: 1).header
         #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: acknowledgement, payload: [1]) }
+        // A tail starts with the 12 bytes of what it follows; a held is those 12 bytes alone.
+        let tail = ReplicationMessage(.tail, epoch: 0, stream: 1, sequence: 1).header
+        #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: tail, payload: Array(repeating: 0, count: 11)) }
+        let held = ReplicationMessage(.held, epoch: 0, stream: 1, sequence: 1).header
+        #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: held, payload: Array(repeating: 0, count: 13)) }
+    }
+
+    /// What a standby says it holds, and the tail a leader sends after it.
+    @Test func aTailIsWhatFollowsThePrefixTheStandbyHolds() throws {
+        let file: [UInt8] = Array("ABJOURN1".utf8) + (0..<200).map { UInt8($0 % 251) }
+        let held = JournalPrefix(of: file[..<100])
+        #expect(held.length == 100)
+        #expect(JournalPrefix(decoding: held.encoded) == held)
+        #expect(held.begins(file))
+        #expect(!held.begins(Array(file[..<99])), "shorter than what it holds")
+        var changed = file
+        changed[50] ^= 1
+        #expect(!held.begins(changed), "another file's start")
+        let sent = ReplicationMessage(.tail, epoch: 2, stream: 3, sequence: 4, payload: held.encoded + file[100...])
+        let read = try ReplicationMessage.decode(header: sent.header, payload: sent.payload)
+        let parts = try #require(read.tailParts)
+        #expect(parts.held == held && Array(parts.rest) == Array(file[100...]))
+        #expect(Array(file[..<100]) + parts.rest == file)
     }
 }

@@ -123,7 +123,11 @@ struct StandbyReplicationTests {
 
         let restarted = try Self.startStandby(bus, "standby-2", endpoint: endpoint, directory: copy)
         try expect(Self.inSync(bus, 1), "the restarted standby never came in sync: \(restarted.stderr.suffix(2000))")
-        #expect(!restarted.logRecords(withField: "journal.bytes").isEmpty, "it took the whole journal: \(restarted.stderr.suffix(2000))")
+        // Its file is the start of the leader's: it is sent only what it lacks.
+        let caughtUp = restarted.logRecords(withField: "replication.catchUp")
+        #expect(caughtUp.first?.fields["replication.catchUp"] == "tail", "it took the whole journal: \(restarted.stderr.suffix(2000))")
+        #expect((caughtUp.first?.integer("journal.held") ?? 0) > 0 && (caughtUp.first?.integer("journal.bytes") ?? .max) < (caughtUp.first?.integer("journal.held") ?? 0),
+                "\(caughtUp)")
         #expect(held.waitForExit(timeout: .seconds(30)) == 0, "\(held.stderr)")
         let heldOutcomes = try OutcomeLine.parse(held.stdoutLines)
         #expect(heldOutcomes.count == 20 && heldOutcomes.allSatisfy { $0.outcome == "success" })

@@ -72,6 +72,25 @@ final class StandbyDriver: IOLoopDriver {
             let sender = Array(incoming[0])
             let epochBefore = position.epoch
             switch position.decide(message) {
+            case .install where message.kind == .tail:
+                guard let parts = message.tailParts, holds(parts.held) else {
+                    // Not the file the tail follows (it changed, or the leader misjudged): the
+                    // whole journal, asked for without saying what is held.
+                    resyncAskedAt = .now
+                    reply(.resync, to: sender)
+                    logger.notice("standby's journal is not what the leader's tail follows; asked for the whole journal", metadata: [
+                        "replication.stream": "\(message.stream)", "replication.sequence": "\(message.sequence)",
+                    ])
+                    break
+                }
+                journal.appendEncoded(Array(parts.rest))
+                position.applied(message)
+                resyncAskedAt = nil
+                mustAcknowledge = true
+                logger.info("standby took the rest of the leader's journal", metadata: [
+                    "replication.stream": "\(message.stream)", "replication.sequence": "\(message.sequence)",
+                    "replication.catchUp": "tail", "journal.bytes": "\(parts.rest.count)", "journal.held": "\(parts.held.length)",
+                ])
             case .install:
                 do throws(JournalError) {
                     try journal.replaceFile(with: message.payload)
@@ -83,7 +102,7 @@ final class StandbyDriver: IOLoopDriver {
                 mustAcknowledge = true
                 logger.info("standby took the leader's journal whole", metadata: [
                     "replication.stream": "\(message.stream)", "replication.sequence": "\(message.sequence)",
-                    "journal.bytes": "\(message.payload.count)",
+                    "replication.catchUp": "whole", "journal.bytes": "\(message.payload.count)",
                 ])
             case .append:
                 journal.appendEncoded(message.payload)
@@ -96,6 +115,8 @@ final class StandbyDriver: IOLoopDriver {
                 // A probe is paced by the leader; appends that follow a gap come by the thousand.
                 if message.kind == .probe || resyncAskedAt.map({ now - $0 >= Self.resyncRetry }) ?? true {
                     resyncAskedAt = now
+                    // What it holds first: a leader whose file starts with it sends only the rest.
+                    if let held = heldPrefix() { reply(.held, payload: held.encoded, to: sender) }
                     reply(.resync, to: sender)
                     logger.notice("standby asked the leader for its whole journal", metadata: [
                         "replication.stream": "\(message.stream)", "replication.sequence": "\(message.sequence)",
@@ -122,10 +143,27 @@ final class StandbyDriver: IOLoopDriver {
         reply(.acknowledged, to: leader)
     }
 
-    private func reply(_ kind: ReplicationMessage.Kind, to leader: [UInt8]) {
+    private func reply(_ kind: ReplicationMessage.Kind, payload: [UInt8]? = nil, to leader: [UInt8]) {
         let message = ReplicationMessage(kind, epoch: position.epoch, stream: position.stream ?? 0, sequence: position.sequence)
         // A leader gone since it sent is no error here: it will send again when it is back.
-        try? socket.send(Multipart([leader, message.header]), options: .dontWait)
+        try? socket.send(Multipart([leader, message.header] + (payload.map { [$0] } ?? [])), options: .dontWait)
+    }
+
+    /// The committed journal as a ``JournalPrefix``; `nil` when it cannot be read (the leader
+    /// then sends it whole).
+    private func heldPrefix() -> JournalPrefix? {
+        do throws(JournalError) {
+            try journal.commit()
+            return JournalPrefix(of: try journal.committedFileBytes())
+        } catch {
+            logger.warning("cannot read the standby's journal to tell the leader what it holds", metadata: ["journal.error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Whether the committed journal is exactly `held`: what a tail follows.
+    private func holds(_ held: JournalPrefix) -> Bool {
+        heldPrefix() == held
     }
 
     private func fail(_ error: JournalError) {

@@ -59,7 +59,9 @@ final class StandbyLinks: IOLoopDriver {
             } catch {
                 return
             }
-            guard incoming.count == 1, let message = try? ReplicationMessage.decode(header: incoming[0], payload: nil) else { continue }
+            guard incoming.count == 1 || incoming.count == 2,
+                  let message = try? ReplicationMessage.decode(header: incoming[0], payload: incoming.count == 2 ? Array(incoming[1]) : nil)
+            else { continue }
             received(index, message)
         }
     }

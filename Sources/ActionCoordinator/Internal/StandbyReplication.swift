@@ -26,9 +26,13 @@ import ZeroMQ
 ///   falls behind is recorded out (the journal's thread waits for etcd), then sent the whole
 ///   journal; one that catches up is awaited at once and recorded in.
 ///
-/// A standby (re)joins by the whole journal: the leader sends its committed file as a snapshot
-/// at the current sequence when it starts, and whenever a standby asks (``ReplicationMessage``
-/// `resync`: a restarted standby, or one that saw a gap), then streams appends after it.
+/// A standby (re)joins by the leader's whole journal at the current sequence, then appends after
+/// it. When the leader starts it probes every standby; a standby that follows another stream
+/// (every one, then), or saw a gap, answers `resync`, after a `held` that says how much of a
+/// file it has and its checksum. A standby whose file is the start of the leader's is sent only
+/// the rest (a `tail`): after a failover, or a standby's restart, that is what it lacks, not the
+/// whole journal again. Any other, or one that says nothing of its file, is sent the whole file
+/// (a snapshot).
 final class StandbyReplication: @unchecked Sendable {
     private struct Member {
         let endpoint: String
@@ -36,6 +40,10 @@ final class StandbyReplication: @unchecked Sendable {
         var acknowledged: UInt64 = 0
         /// The sequence of the last whole journal sent to it; `nil` while it needs one.
         var snapshotSequence: UInt64?
+        /// While it needs a whole journal: how to send it, once it has said what it holds.
+        var catchUp = CatchUp.awaitingAnswer
+        /// What its last `held` said it holds, for the `resync` that follows it.
+        var held: JournalPrefix?
         var snapshotSentAt: ContinuousClock.Instant?
         var inSync = false
         /// Since when it owes an acknowledgement (`nil`: it has acknowledged all it was sent).
@@ -46,6 +54,16 @@ final class StandbyReplication: @unchecked Sendable {
         var electable = false
         /// In a group: being recorded out of the in-sync set.
         var leaving = false
+    }
+
+    /// How a standby that needs the whole journal is sent it.
+    private enum CatchUp: Equatable {
+        /// Probed; it has not answered with what it holds yet.
+        case awaitingAnswer
+        /// The whole file (a snapshot).
+        case whole
+        /// What follows the prefix it holds (a tail), when the leader's file starts with it.
+        case after(JournalPrefix)
     }
 
     /// The epoch sent with every message: the term's, 0 outside a group.
@@ -85,6 +103,12 @@ final class StandbyReplication: @unchecked Sendable {
         links = try IOLoop(name: "coordinator-replication", context: context) { [unowned self] runtime in
             try StandbyLinks(runtime: runtime, endpoints: endpoints) { index, message in self.received(message, from: index) }
         }
+        // Each answers with what it holds (this stream is new to all of them), then is caught up.
+        let now = ContinuousClock.now
+        for index in members.indices { members[index].probedAt = now }
+        let probe = ReplicationMessage(.probe, epoch: epoch, stream: stream, sequence: 0).header
+        let everyone = Array(members.indices)
+        links.execute { links, _ in links.send(header: probe, to: everyone) }
     }
 
     /// The in-sync set now.
@@ -105,7 +129,12 @@ final class StandbyReplication: @unchecked Sendable {
     /// Whether a standby waits for the whole journal (asked by the coordinator's tick, which
     /// then has the journal's thread send it when no commit is under way to do so).
     var needsCatchUp: Bool {
-        condition.withLock { members.contains { $0.snapshotSequence == nil } }
+        condition.withLock { members.contains(where: Self.waitsToBeSent) }
+    }
+
+    /// Whether a member needs the whole journal and has said what it holds.
+    private static func waitsToBeSent(_ member: Member) -> Bool {
+        member.snapshotSequence == nil && member.catchUp != .awaitingAnswer
     }
 
     // MARK: The journal's thread
@@ -143,9 +172,10 @@ final class StandbyReplication: @unchecked Sendable {
     }
 
     /// Sends the whole committed journal, `catchUp()`, to every standby that needs it, at the
-    /// last sequence sent (which it holds). Journal's thread, between commits.
+    /// last sequence sent (which it holds): the rest of it to one that holds its start, the whole
+    /// file to the others. Journal's thread, between commits.
     func serveCatchUps(_ catchUp: () throws(JournalError) -> [UInt8]) {
-        let needing = condition.withLock { members.indices.filter { members[$0].snapshotSequence == nil } }
+        let needing = condition.withLock { members.indices.filter { Self.waitsToBeSent(members[$0]) } }
         guard !needing.isEmpty else { return }
         let bytes: [UInt8]
         do throws(JournalError) {
@@ -154,20 +184,34 @@ final class StandbyReplication: @unchecked Sendable {
             logger.error("cannot read the journal to send a standby; trying again at the next commit", metadata: ["journal.error": "\(error)"])
             return
         }
+        // Checked outside the lock: a checksum of the leader's file up to what each holds.
+        let heldStarts = condition.withLock { needing.map { members[$0].catchUp } }.map { catchUp -> JournalPrefix? in
+            guard case .after(let held) = catchUp, held.length > 0, held.begins(bytes) else { return nil }
+            return held
+        }
         let now = ContinuousClock.now
         let (sequence, endpoints) = condition.withLock {
-            for index in needing {
+            for (index, held) in zip(needing, heldStarts) {
                 members[index].snapshotSequence = sentSequence
                 members[index].snapshotSentAt = now
                 if members[index].owingSince == nil { members[index].owingSince = now }
+                if let held {
+                    let header = ReplicationMessage(.tail, epoch: epoch, stream: stream, sequence: sentSequence).header
+                    let payload = held.encoded + bytes[held.length...]
+                    links.execute { links, _ in links.send(header: header, payload: payload, to: [index]) }
+                }
             }
-            let header = ReplicationMessage(.snapshot, epoch: epoch, stream: stream, sequence: sentSequence).header
-            links.execute { links, _ in links.send(header: header, payload: bytes, to: needing) }
+            let whole = zip(needing, heldStarts).filter { $0.1 == nil }.map(\.0)
+            if !whole.isEmpty {
+                let header = ReplicationMessage(.snapshot, epoch: epoch, stream: stream, sequence: sentSequence).header
+                links.execute { links, _ in links.send(header: header, payload: bytes, to: whole) }
+            }
             return (sentSequence, needing.map { members[$0].endpoint })
         }
-        for endpoint in endpoints {
-            logger.info("sent a standby the whole journal", metadata: [
-                "replication.standby": "\(endpoint)", "replication.sequence": "\(sequence)", "journal.bytes": "\(bytes.count)",
+        for (endpoint, held) in zip(endpoints, heldStarts) {
+            logger.info(held == nil ? "sent a standby the whole journal" : "sent a standby the rest of the journal", metadata: [
+                "replication.standby": "\(endpoint)", "replication.sequence": "\(sequence)",
+                "replication.catchUp": "\(held == nil ? "whole" : "tail")", "journal.bytes": "\(bytes.count - (held?.length ?? 0))",
             ])
         }
     }
@@ -283,7 +327,8 @@ final class StandbyReplication: @unchecked Sendable {
         let now = ContinuousClock.now
         condition.withLock {
             let probed = members.indices.filter { index in
-                guard !members[index].inSync, members[index].snapshotSequence != nil,
+                let unanswered = members[index].snapshotSequence == nil && members[index].catchUp == .awaitingAnswer
+                guard !members[index].inSync, members[index].snapshotSequence != nil || unanswered,
                       members[index].probedAt.map({ now - $0 > timeout }) ?? true else { return false }
                 members[index].probedAt = now
                 return true
@@ -313,6 +358,7 @@ final class StandbyReplication: @unchecked Sendable {
         if standbyOptional || term != nil {
             // It is sent the whole journal: what it missed may be more than its queue held.
             members[index].snapshotSequence = nil
+            members[index].catchUp = .whole
             members[index].owingSince = nil
         }
         guard wasInSync || term != nil else { return }
@@ -383,6 +429,8 @@ final class StandbyReplication: @unchecked Sendable {
             let wasInSync = member.inSync
             member.inSync = false
             member.snapshotSequence = nil
+            member.catchUp = member.held.map { .after($0) } ?? .whole
+            member.held = nil
             member.owingSince = nil
             members[index] = member
             if wasInSync {
@@ -390,11 +438,13 @@ final class StandbyReplication: @unchecked Sendable {
                 logger.warning("standby asked for the whole journal (restarted, or missed a commit)", metadata: metadata(member.endpoint, status, reason: "resync"))
                 onChange(status)
             }
+        case .held:
+            member.held = JournalPrefix(decoding: message.payload)
         case .staleEpoch:
             logger.critical("a standby follows a newer epoch than this leader's: this leader may have been deposed", metadata: [
                 "replication.standby": "\(member.endpoint)", "replication.epoch": "\(epoch)", "replication.standbyEpoch": "\(message.epoch)",
             ])
-        case .snapshot, .append, .probe:
+        case .snapshot, .append, .probe, .tail:
             break
         }
         if message.kind != .resync { members[index] = member }
