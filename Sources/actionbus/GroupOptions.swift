@@ -24,6 +24,11 @@ struct GroupOptions: ParsableArguments {
     var member: [String] = []
     @Option(help: "Where this member's standby binds, when not its own --member endpoint (tcp://*:5560 behind a DNS name).")
     var replicationListen: String?
+    @Option(help: ArgumentHelp(
+        "Where clients reach this member's --clients endpoint, for the other members to forward Majordomo clients to it while it leads.",
+        discussion: "Default: --clients, a wildcard host replaced by the host of this member's --member endpoint."
+    ))
+    var advertiseClients: String?
     @Option(help: "Seconds of the etcd lease: a leader that cannot renew it stops serving within it.")
     var leaseTtl: Int64 = 3
     @Option(help: "In-sync standbys a leader needs to accept new requests (0: a leader alone accepts, which its host's loss loses).")
@@ -33,8 +38,8 @@ struct GroupOptions: ParsableArguments {
 
     func validate() throws {
         guard let group else {
-            if etcd != nil || name != nil || !member.isEmpty || replicationListen != nil {
-                throw ValidationError("--etcd, --name, --member and --replication-listen go with --group")
+            if etcd != nil || name != nil || !member.isEmpty || replicationListen != nil || advertiseClients != nil {
+                throw ValidationError("--etcd, --name, --member, --replication-listen and --advertise-clients go with --group")
             }
             return
         }
@@ -75,6 +80,7 @@ struct GroupOptions: ParsableArguments {
             group: group ?? "", name: name ?? "", dataDirectory: dataDirectory, etcdEndpoints: try etcdEndpoints(), members: try members()
         )
         configuration.replicationListen = replicationListen
+        configuration.advertisedClientsEndpoint = advertiseClients
         configuration.leaseTTLSeconds = leaseTtl
         configuration.minimumInSyncStandbys = minInSyncStandbys
         configuration.coordinator = coordinator

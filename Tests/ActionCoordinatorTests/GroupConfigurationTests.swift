@@ -26,4 +26,23 @@ struct GroupConfigurationTests {
     func unworkableConfigurationsAreRefused(_ why: String, _ configuration: GroupConfiguration) {
         #expect(throws: GroupConfigurationError.self, "\(why)") { try GroupMember(configuration: configuration) }
     }
+
+    /// What a member publishes for the others to forward Majordomo clients to.
+    @Test func theClientsEndpointPublishedIsOneTheOtherMembersCanReach() {
+        func advertised(clients: String, replication: String = "tcp://10.0.0.1:5560", explicit: String? = nil) -> String? {
+            var configuration = GroupConfiguration(
+                group: "g", name: "a", dataDirectory: "/tmp/unused", etcdEndpoints: [URL(string: "http://127.0.0.1:2379")!],
+                members: [.init(name: "a", replicationEndpoint: replication), .init(name: "b", replicationEndpoint: "tcp://10.0.0.2:5560")]
+            )
+            configuration.coordinator.clientsEndpoint = clients
+            configuration.advertisedClientsEndpoint = explicit
+            return configuration.clientsEndpointToAdvertise
+        }
+        #expect(advertised(clients: "tcp://10.0.0.1:5555") == "tcp://10.0.0.1:5555")
+        #expect(advertised(clients: "tcp://*:5555") == "tcp://10.0.0.1:5555", "a wildcard takes the member's own host")
+        #expect(advertised(clients: "tcp://0.0.0.0:7000", replication: "tcp://member-a.bus:5560") == "tcp://member-a.bus:7000")
+        #expect(advertised(clients: "tcp://*:5555", replication: "tcp://*:5560") == nil, "nothing the others could reach")
+        #expect(advertised(clients: "tcp://*:5555", explicit: "tcp://bus.example:5555") == "tcp://bus.example:5555")
+        #expect(advertised(clients: "ipc:///run/actionbus/clients") == "ipc:///run/actionbus/clients")
+    }
 }

@@ -122,6 +122,39 @@ struct CoordinatorGroupTests {
         await client.close()
     }
 
+    /// An unmodified Majordomo client (the zguide's `mdcliapi`) knows one broker. Given a member
+    /// that does not lead, its request is forwarded to the leader and the reply relayed back;
+    /// after the leader is killed, the same client on the same member is still served.
+    @Test(.enabled(if: MajordomoV01Tests.pythonAvailable, "needs pyzmq: run scripts/test.sh, or set ACTIONBUS_PYTHON"))
+    func aMajordomoClientOfAMemberThatDoesNotLeadIsServedThroughTheLeader() async throws {
+        let group = try await CoordinatorGroup(bus: try BusFixture())
+        let first = try #require(try await group.leader())
+        try group.bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--heartbeat-ms", "200"])
+        try expect(waitUntil(timeout: .seconds(20), interval: .milliseconds(100)) { (try? group.statistics()["workers"]) == 1 },
+                   "the worker did not reach the leader: \(group.logs())")
+        let standby = try #require(group.members.first { $0.name != first.member })
+        let python = try #require(MajordomoInteropTests.python, "ACTIONBUS_REQUIRE_PYTHON is set but no Python with pyzmq was found")
+        func ask(_ text: String) throws -> [String: Any]? {
+            let client = try group.bus.startProgram("mdp01-\(text)", python.path, [
+                "-B", MajordomoV01Tests.zguide.appendingPathComponent("mdp01_client.py").path, standby.clients,
+                "--service", "Echo.say", "--body", #"{"text":"\#(text)"}"#, "--retries", "8",
+            ])
+            #expect(client.waitForExit(timeout: .seconds(40)) == 0, "\(client.stdout)\(client.stderr) \(group.logs().suffix(3000))")
+            return try JSONSerialization.jsonObject(with: Data(client.stdout.utf8)) as? [String: Any]
+        }
+        let forwarded = try ask("forwarded")
+        #expect(forwarded?["outcome"] as? String == "success", "\(String(describing: forwarded))")
+        #expect((forwarded?["output"] as? [String: Any])?["text"] as? String == "forwarded")
+
+        let killed = try #require(group.processes[first.member])
+        killed.signal(SIGKILL)
+        try expect(killed.waitForExit(timeout: .seconds(10)) != nil, "the leader did not die")
+        let second = try #require(await group.newLeader(after: first), "no member took over: \(group.logs())")
+        let after = try ask("after")
+        #expect(after?["outcome"] as? String == "success", "\(String(describing: after)) (leader now \(second.member))")
+        #expect((after?["output"] as? [String: Any])?["text"] as? String == "after")
+    }
+
     /// A group of three needs one in-sync standby by default: losing one standby costs nothing,
     /// losing both refuses new requests `unavailable` until one is back.
     @Test func aLeaderKeepsAcceptingWithOneStandbyAndRefusesWithNone() async throws {

@@ -39,6 +39,11 @@ public struct GroupConfiguration: Sendable {
     /// Where this member's standby binds, when not its own `members` endpoint (which others
     /// connect to): `tcp://*:5560` behind a DNS name or a NAT.
     public var replicationListen: String?
+    /// Where clients reach this member's clients endpoint, published in etcd for the other
+    /// members: while this member leads, a member that does not forwards Majordomo clients
+    /// there. `nil`: the clients endpoint, a wildcard host (`*`, `0.0.0.0`) replaced by the host
+    /// of this member's `members` endpoint (which the other members reach).
+    public var advertisedClientsEndpoint: String?
     /// The etcd lease's time to live, in seconds: a leader that cannot renew it stops serving
     /// within it, and a successor takes over after it.
     public var leaseTTLSeconds: Int64 = 3
@@ -61,6 +66,31 @@ public struct GroupConfiguration: Sendable {
     /// Where this member's standby listens.
     var ownReplicationEndpoint: String {
         replicationListen ?? members.first { $0.name == name }?.replicationEndpoint ?? ""
+    }
+
+    /// What this member publishes as its clients endpoint; `nil` when neither it nor a
+    /// default can be told (the clients and replication endpoints both have wildcard hosts).
+    package var clientsEndpointToAdvertise: String? {
+        if let advertisedClientsEndpoint { return advertisedClientsEndpoint }
+        let clients = coordinator.clientsEndpoint
+        guard let (scheme, host, port) = Self.parts(of: clients) else { return clients }
+        guard Self.isWildcard(host) else { return clients }
+        guard let replication = members.first(where: { $0.name == name })?.replicationEndpoint,
+              let (_, replicationHost, _) = Self.parts(of: replication), !Self.isWildcard(replicationHost) else { return nil }
+        return "\(scheme)://\(replicationHost):\(port)"
+    }
+
+    /// A `tcp://host:port` endpoint's parts; `nil` for other transports (`ipc://`, `inproc://`).
+    private static func parts(of endpoint: String) -> (scheme: String, host: String, port: String)? {
+        guard endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":"), colon > endpoint.index(endpoint.startIndex, offsetBy: 5) else {
+            return nil
+        }
+        let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: 6)..<colon]
+        return ("tcp", String(host), String(endpoint[endpoint.index(after: colon)...]))
+    }
+
+    private static func isWildcard(_ host: String) -> Bool {
+        ["*", "0.0.0.0", "[::]", "::", "[*]"].contains(host)
     }
 
     func validate() throws(GroupConfigurationError) {

@@ -20,6 +20,8 @@ public final class GroupMember: Service, Sendable {
     let client: EtcdClient
     /// What the HTTP side reads (``status()``, ``servingCoordinator``), as terms come and go.
     let state: GroupMemberState
+    /// Where this member, while it does not lead, forwards Majordomo clients.
+    private let majordomoForwarding: MajordomoForwarding
     private let logger: Logger
 
     /// Checks the configuration; the member talks to etcd only once it runs.
@@ -30,6 +32,9 @@ public final class GroupMember: Service, Sendable {
         self.configuration = configuration
         client = EtcdClient(endpoints: configuration.etcdEndpoints)
         state = GroupMemberState(group: configuration.group, member: configuration.name)
+        majordomoForwarding = MajordomoForwarding(
+            record: MemberClientsRecord(client: client, group: configuration.group), member: configuration.name
+        )
         var logger = logger
         logger[metadataKey: "group"] = "\(configuration.group)"
         logger[metadataKey: "member"] = "\(configuration.name)"
@@ -68,12 +73,16 @@ public final class GroupMember: Service, Sendable {
         let (events, sink) = AsyncStream<Event>.makeStream()
         let elector = LeaderElector(client: client, configuration: electorConfiguration, logger: logger)
         let electorTask = Task { await elector.run() }
-        Task { [state] in
+        Task { [state, majordomoForwarding] in
             for await change in elector.changes {
-                if case let .leaderSeen(view) = change { state.observed(view) }
+                if case let .leaderSeen(view) = change {
+                    state.observed(view)
+                    majordomoForwarding.leaderSeen(view)
+                }
                 sink.yield(.leadership(change))
             }
         }
+        Task { await self.publishClientsEndpoint() }
         defer { sink.finish() }
         func endTerm() async {
             electorTask.cancel()
@@ -89,29 +98,30 @@ public final class GroupMember: Service, Sendable {
         }
         let standbyTask = Self.watch(.standby, sink: sink) { try await standby.run() }
         let redirector = await makeRedirector()
+        majordomoForwarding.attach(redirector)
         let epoch: Int64?
         do {
             epoch = try await Self.nextLeadership(events)
         } catch {
-            await redirector?.stop()
+            await stopRedirecting(redirector)
             await endTerm()
             throw error
         }
         standbyTask.cancel()
         if case let .failure(error) = await standbyTask.result {
-            await redirector?.stop()
+            await stopRedirecting(redirector)
             await endTerm()
             throw error
         }
         guard let epoch else {
-            await redirector?.stop()
+            await stopRedirecting(redirector)
             return await endTerm()
         }
 
         let record = InSyncSetRecord(client: client, group: configuration.group, leader: configuration.name, epoch: epoch)
         let recorded = await record.write(standbys: [])
         // Its endpoints are the coordinator's from here on.
-        await redirector?.stop()
+        await stopRedirecting(redirector)
         guard recorded else {
             logger.error("leading, but cannot record the in-sync set in etcd: stepping down", metadata: ["group.epoch": "\(epoch)"])
             return await endTerm()
@@ -156,6 +166,28 @@ public final class GroupMember: Service, Sendable {
         // Only now: the next leader may take over once the lease is gone.
         await endTerm()
         if let failure { throw failure }
+    }
+
+    /// Stops the term's redirector (its endpoints are the coordinator's next).
+    private func stopRedirecting(_ redirector: MemberRedirector?) async {
+        majordomoForwarding.attach(nil)
+        await redirector?.stop()
+    }
+
+    /// Publishes where this member serves clients, for the others to forward Majordomo
+    /// clients to while it leads. Without it they are not forwarded here: said in the log.
+    private func publishClientsEndpoint() async {
+        guard let endpoint = configuration.clientsEndpointToAdvertise else {
+            logger.warning("""
+                no clients endpoint to publish (--clients and --member have wildcard hosts; set --advertise-clients): \
+                members that do not lead will not forward Majordomo clients to this one
+                """)
+            return
+        }
+        let record = MemberClientsRecord(client: client, group: configuration.group)
+        if await !record.publish(endpoint, for: configuration.name) {
+            logger.warning("cannot publish this member's clients endpoint in etcd; trying again next term", metadata: ["endpoint.clients": "\(endpoint)"])
+        }
     }
 
     /// Answers NOT-LEADER on the member's clients and workers endpoints while it does not lead;
