@@ -58,7 +58,7 @@ extension CoordinatorCore {
             )
             outbox.sendUnheld(.replayed(queryID: queryID, chunk: chunk.bytes), to: client)
         case .ping:
-            outbox.sendUnheld(.pong(instance: instance), to: client)
+            outbox.sendUnheld(.pong(instance: instance, epoch: epoch), to: client)
         case .stats(let queryID):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -258,11 +258,15 @@ extension CoordinatorCore {
         }
         // Its lane from the request's names, which a batch's records share, rather than names
         // made again from the pending request's bytes.
-        scheduler.enqueue(pending, lane: Lane(request), atHead: false)
+        let lane = Lane(request)
+        // Whether requests of its lane wait ahead of it (read before it joins them).
+        let laneWaits = !orphans.isEmpty && scheduler.holds(lane)
+        scheduler.enqueue(pending, lane: lane, atHead: false)
         counters.accepted += 1
         // Its bytes as it is held: one copy, where a `WireRequest` with its input copied and
         // its fields packed again on the journal's thread cost a journaling coordinator 7 %.
         outbox.journal(pending.acceptance(deadline: wallClock().addingTimeInterval(Double(timeout) / 1e9)))
+        if !orphans.isEmpty { answerFromOrphanRun(pending, laneWaits: laneWaits, now: now) }
         if dispatching { dispatch(now: now) }
         return true
     }

@@ -17,7 +17,7 @@ extension CoordinatorCore {
         case .resultBatch(let outcomes):
             receivedResults(from: id, now: now) { take in outcomes.forEach(take) }
         case .resent(let outcomes):
-            receivedResent(outcomes, now: now)
+            receivedResent(outcomes, from: id, now: now)
         default:
             guard let worker = registry.heardFrom(id, now: now) else {
                 if message != .disconnect { _ = outbox.send(.disconnect, to: id) }
@@ -39,7 +39,12 @@ extension CoordinatorCore {
             var adopted = false
             read { outcome in
                 if outcome.nested { return }
-                if adoptRecovered(outcome, now: now, dispatching: false) { adopted = true } else { counters.lateResultsDiscarded += 1 }
+                if adoptRecovered(outcome, now: now, dispatching: false) {
+                    adopted = true
+                } else {
+                    counters.lateResultsDiscarded += 1
+                    keepOrphanResult(outcome, now: now)
+                }
             }
             _ = outbox.send(.disconnect, to: id)
             if adopted { dispatch(now: now) }
@@ -54,13 +59,55 @@ extension CoordinatorCore {
     /// Each answers a request taken back from the journal and not yet sent out again, as a
     /// late RESULT would; the others were answered here already. They return no credit, and
     /// never answer a request running now: that run's own RESULT does.
-    func receivedResent(_ outcomes: [WireOutcome], now: ContinuousClock.Instant) {
+    func receivedResent(_ outcomes: [WireOutcome], from id: WorkerID, now: ContinuousClock.Instant) {
+        // The empty one that ends them: this worker has said all it knows of the coordinator before.
+        if outcomes.isEmpty, let worker = registry[id] {
+            workerIsBack(worker.name, now: now)
+            return
+        }
         var adopted = false
         for outcome in outcomes where !outcome.nested {
             counters.resentResults += 1
-            if adoptRecovered(outcome, now: now, dispatching: false) { adopted = true }
+            // A request accepted anew since (its client's resend) and not sent out yet is
+            // answered as well: the run was of the same request.
+            if adoptRecovered(outcome, now: now, dispatching: false, recoveredOnly: false) {
+                adopted = true
+            } else {
+                keepOrphanResult(outcome, now: now)
+            }
         }
         if adopted { dispatch(now: now) }
+    }
+
+    /// A result for a request this coordinator has no record of (its acceptance was not durable
+    /// at the coordinator before): kept, for the client's resend (``OrphanRuns``).
+    func keepOrphanResult(_ outcome: WireOutcome, now: ContinuousClock.Instant) {
+        guard !outcome.nested, requests[outcome.requestID] == nil else { return }
+        orphans.keep(.finished(outcome), of: outcome.requestID, now: now)
+    }
+
+    /// `pending`, just accepted, is a request a worker ran or runs for the coordinator before:
+    /// that run answers it. A finished run answers it now; a running one is adopted where it
+    /// runs, unless requests of its lane wait ahead of it (its session's order comes first),
+    /// or its worker cannot take it.
+    func answerFromOrphanRun(_ pending: PendingRequest, laneWaits: Bool, now: ContinuousClock.Instant) {
+        guard let run = orphans.take(pending.requestID) else { return }
+        switch run {
+        case .finished(let outcome):
+            guard outcome.action == pending.action, outcome.session == pending.session else { return }
+            counters.orphanRunsAdopted += 1
+            finish(pending, with: outcome, now: now)
+        case .running(let id):
+            guard !laneWaits, let worker = registry[id], worker.actions.contains(pending.action), worker.freeCredits > 0,
+                  !worker.isDraining, !pending.hasSession || (registry.sessions[pending.session]?.worker ?? id) == id else { return }
+            // Its lane entry goes stale; dispatch steps over it.
+            scheduler.leaveQueue()
+            pending.placement = .running(on: id)
+            pending.deliveries += 1
+            registry.take(pending, on: worker)
+            if pending.hasSession, registry.sessions[pending.session] == nil { registry.pin(pending.session, to: worker, now: now) }
+            counters.orphanRunsAdopted += 1
+        }
     }
 
     func handle(_ message: WorkerMessage, from worker: WorkerRecord, now: ContinuousClock.Instant) {
@@ -149,7 +196,7 @@ extension CoordinatorCore {
         _ = outbox.send(.welcome(WorkerTerms(
             maxMessageBytes: UInt32(clamping: configuration.maxMessageBytes),
             heartbeatMilliseconds: WireRequest.timeoutMilliseconds(configuration.heartbeatInterval),
-            heartbeatLiveness: UInt32(clamping: configuration.heartbeatLiveness)
+            heartbeatLiveness: UInt32(clamping: configuration.heartbeatLiveness), epoch: epoch
         )), to: id)
         // Then the fleet's switches and what to report, always: a worker that kept either from a
         // coordinator that restarted gets them as they are now.
@@ -157,11 +204,9 @@ extension CoordinatorCore {
         _ = outbox.send(.reporting(began: beganWanted), to: id)
         let adopted = adoptRunning(registration.running, on: record, now: now)
         journalWorkersIfChanged()
-        if awaitedWorkers.remove(registration.name) != nil, awaitedWorkers.isEmpty, let until = adoptionHoldUntil {
-            // Every worker of the coordinator before is back and said what it runs; the results
-            // it sends again right after its READY still get a moment to arrive.
-            adoptionHoldUntil = min(until, now + Self.adoptionSettle)
-        }
+        // An ActionBus worker has said all it knows of the coordinator before once its results
+        // sent again have ended (an empty RESENT); a Majordomo worker, now.
+        if protocolName != nil { workerIsBack(registration.name, now: now) }
         logger.info("worker registered", metadata: [
             "worker.name": "\(registration.name)", "worker.credits": "\(registration.credits)",
             "worker.actions": "\(registration.actions.count)", "worker.adopted": "\(adopted)",
@@ -176,7 +221,12 @@ extension CoordinatorCore {
     func adoptRunning(_ requestIDs: [String], on worker: WorkerRecord, now: ContinuousClock.Instant) -> Int {
         var adopted = 0
         for requestID in requestIDs {
-            guard let pending = requests[requestID], !pending.isFinished, pending.placement == .queued,
+            guard let pending = requests[requestID] else {
+                // Not recorded here: a resend of it finds it running there.
+                orphans.keep(.running(worker.id), of: requestID, now: now)
+                continue
+            }
+            guard !pending.isFinished, pending.placement == .queued,
                   worker.actions.contains(pending.action), worker.freeCredits > 0, !worker.isDraining else { continue }
             // Its lane entry goes stale; dispatch steps over it.
             scheduler.leaveQueue()
@@ -191,8 +241,15 @@ extension CoordinatorCore {
         return adopted
     }
 
-    /// How long the hold lasts after the last awaited worker registered.
+    /// How long the hold lasts after the last awaited worker is back.
     static let adoptionSettle: Duration = .milliseconds(200)
+
+    /// Worker `name` has said what it runs and sent again what it finished: once every worker
+    /// the journal named is back, the hold ends (after ``adoptionSettle``).
+    func workerIsBack(_ name: String, now: ContinuousClock.Instant) {
+        guard awaitedWorkers.remove(name) != nil, awaitedWorkers.isEmpty, let until = adoptionHoldUntil else { return }
+        adoptionHoldUntil = min(until, now + Self.adoptionSettle)
+    }
 
     /// Journals the registered workers' names when the set changed: the next coordinator on
     /// this journal waits for them to say what they run. Below the disk minimum it waits, as
@@ -208,7 +265,9 @@ extension CoordinatorCore {
     /// back from the journal may be running on a worker of the coordinator before (its
     /// READY says so), so for ``adoptionHoldUntil`` after the start it is not sent anywhere.
     func waitsForAdoption(_ pending: PendingRequest, now: ContinuousClock.Instant) -> Bool {
-        guard pending.recovered, let until = adoptionHoldUntil else { return false }
+        // Requests accepted meanwhile wait too: a client's resend of one the coordinator before
+        // never recorded is answered by its run, once its worker has said so (``OrphanRuns``).
+        guard let until = adoptionHoldUntil else { return false }
         return now < until
     }
 
@@ -226,7 +285,10 @@ extension CoordinatorCore {
             return
         }
         guard let sent = registry.release(outcome.requestID, from: worker) else {
-            if !adoptRecovered(outcome, now: now, dispatching: dispatching) { counters.lateResultsDiscarded += 1 }
+            if !adoptRecovered(outcome, now: now, dispatching: dispatching) {
+                counters.lateResultsDiscarded += 1
+                keepOrphanResult(outcome, now: now)
+            }
             return
         }
         if !outcome.session.isEmpty, let pin = registry.sessions[outcome.session], pin.worker == id { pin.lastUsed = now }
@@ -245,9 +307,9 @@ extension CoordinatorCore {
     /// Work follows once the whole RESULT is read (`dispatching` false): sent at once, a queued
     /// request could go to this worker and a later result in the same message, of its earlier
     /// run, would be taken for the new one's, which the worker would then run again.
-    func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant, dispatching: Bool = true) -> Bool {
-        guard let pending = requests[outcome.requestID], !pending.isFinished, pending.recovered, pending.placement == .queued,
-              pending.action == outcome.action else { return false }
+    func adoptRecovered(_ outcome: WireOutcome, now: ContinuousClock.Instant, dispatching: Bool = true, recoveredOnly: Bool = true) -> Bool {
+        guard let pending = requests[outcome.requestID], !pending.isFinished, pending.recovered || !recoveredOnly, pending.placement == .queued,
+              pending.action == outcome.action, pending.session == outcome.session else { return false }
         counters.adoptedResults += 1
         finish(pending, with: outcome, now: now)
         if dispatching { dispatch(now: now) }

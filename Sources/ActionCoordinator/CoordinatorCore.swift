@@ -62,6 +62,9 @@ package final class CoordinatorCore {
     /// The workers the coordinator before had registered (its journal says) that have not
     /// registered here yet: once none is left, the hold ends.
     @exclusivity(unchecked) var awaitedWorkers: Set<String> = []
+    /// Runs of requests this coordinator has no record of, made for the one before it: a
+    /// client's resend of one is answered by its run (``OrphanRuns``).
+    let orphans = OrphanRuns()
     /// The registered workers' names as last journaled.
     @exclusivity(unchecked) var journaledWorkers: Set<String> = []
     /// A batch was withheld (a deposed leader's): no later position may be replayed here.
@@ -91,6 +94,9 @@ package final class CoordinatorCore {
     @exclusivity(unchecked) var nextOrder: UInt64 = 0
     /// This coordinator's instance id: PONG carries it so clients notice a restart.
     package let instance: String
+    /// Its epoch, a group leader's term (0 outside a group): PONG and WELCOME carry it, so
+    /// clients and workers refuse a deposed leader.
+    var epoch: UInt64 { configuration.leadership?.epoch ?? 0 }
     /// The wall clock, for the deadlines the journal keeps (a restart may be on another day).
     let wallClock: () -> Date
     /// Running counters; the gauges are filled in by ``statistics``.

@@ -52,6 +52,10 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     /// lost them; those that answered a request taken back from the journal are
     /// ``adoptedResults`` too.
     public var resentResults = 0
+    /// Requests a client sent again after a failover that a worker had already run (or was
+    /// running) for the coordinator before, which never recorded them: answered by that run
+    /// (its result, or adopted where it runs) instead of a second one.
+    public var orphanRunsAdopted = 0
     /// Recovered requests adopted as running on the worker whose READY said it runs them
     /// (started for the coordinator before a restart or a failover), instead of run again.
     public var adoptedRunning = 0

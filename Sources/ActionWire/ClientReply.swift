@@ -12,8 +12,10 @@ package enum ClientReply: Sendable, Hashable {
     /// STACKS-REPLY: header, query id, JSON report.
     case stacks(queryID: String, json: [UInt8])
     /// PONG: header, the coordinator's instance id (new each time a coordinator process starts,
-    /// so a client can tell that the coordinator it talks to restarted).
-    case pong(instance: String)
+    /// so a client can tell that the coordinator it talks to restarted), then its epoch (u64: a
+    /// group leader's term, 0 outside a group; a PONG without it is of epoch 0). A client in a
+    /// group refuses a member whose epoch is older than one it has seen: a deposed leader.
+    case pong(instance: String, epoch: UInt64)
     /// STATS-REPLY: header, query id, the counters as a JSON object.
     case stats(queryID: String, json: [UInt8])
     /// FEATURES-REPLY: header, query id, the features the fleet serves and their switches as a
@@ -47,9 +49,10 @@ package enum ClientReply: Sendable, Hashable {
             writer.append(WireHeader.bytes(.stacksReply))
             writer.append(queryID)
             writer.append(json)
-        case .pong(let instance):
+        case .pong(let instance, let epoch):
             writer.append(WireHeader.bytes(.pong))
             writer.append(instance)
+            writer.append(epoch.bigEndianBytes)
         case .stats(let queryID, let json):
             writer.append(WireHeader.bytes(.statsReply))
             writer.append(queryID)
@@ -100,7 +103,7 @@ package enum ClientReply: Sendable, Hashable {
         case .stacksReply:
             reply = .stacks(queryID: try reader.name("query id"), json: Array(try reader.body("report")))
         case .pong:
-            reply = .pong(instance: try reader.name("instance"))
+            reply = .pong(instance: try reader.name("instance"), epoch: reader.remaining > 0 ? try reader.uint64("epoch") : 0)
         case .statsReply:
             reply = .stats(queryID: try reader.name("query id"), json: Array(try reader.body("counters")))
         case .featuresReply:

@@ -84,6 +84,11 @@ struct FrameReader<Frames: WireFrames> {
         return bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 
+    mutating func uint64(_ field: String) throws(WireError) -> UInt64 {
+        let bytes = try fixed(field, size: 8)
+        return bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
     /// The rest of the frames as request ids: at least one, at most the limit.
     mutating func requestIDs() throws(WireError) -> [String] {
         guard remaining >= 1 else { throw WireError(.truncated, "\(command) names no request id") }

@@ -45,7 +45,8 @@ package enum WorkerMessage: Sendable, Hashable {
     case catalog(json: [UInt8])
     /// RESENT: header, then packed outcome records, as in RESULT: outcomes this worker sent
     /// lately, sent again after each WELCOME, since the coordinator before may have lost them
-    /// (a group's former leader, or this one before a restart). Returns no credit.
+    /// (a group's former leader, or this one before a restart). Returns no credit. One without
+    /// records ends them: the worker has sent all it kept.
     case resent([WireOutcome])
 
     /// Appends the message's frames to `writer`.
@@ -126,7 +127,7 @@ package enum WorkerMessage: Sendable, Hashable {
         case .catalog:
             message = .catalog(json: Array(try reader.body("catalog")))
         case .resent:
-            message = .resent(try reader.records(WireOutcome.unpack))
+            message = .resent(reader.remaining == 0 ? [] : try reader.records(WireOutcome.unpack))
         default:
             throw WireError(.unknownCommand, "\(command) is not a worker command")
         }
@@ -200,6 +201,7 @@ package enum WorkerInstruction: Sendable, Hashable {
             writer.append(terms.maxMessageBytes.bigEndianBytes)
             writer.append(terms.heartbeatMilliseconds.bigEndianBytes)
             writer.append(terms.heartbeatLiveness.bigEndianBytes)
+            writer.append(terms.epoch.bigEndianBytes)
         case .endSession(let session):
             writer.append(WireHeader.bytes(.workerEndSession))
             writer.append(session)
@@ -233,7 +235,8 @@ package enum WorkerInstruction: Sendable, Hashable {
             let terms = WorkerTerms(
                 maxMessageBytes: try reader.uint32("max message bytes"),
                 heartbeatMilliseconds: try reader.uint32("heartbeat interval"),
-                heartbeatLiveness: try reader.uint32("heartbeat liveness")
+                heartbeatLiveness: try reader.uint32("heartbeat liveness"),
+                epoch: reader.remaining > 0 ? try reader.uint64("epoch") : 0
             )
             guard terms.maxMessageBytes > 0, terms.heartbeatMilliseconds > 0, terms.heartbeatLiveness > 0 else {
                 throw WireError(.invalidField, "WELCOME terms must be positive")

@@ -26,6 +26,9 @@ public struct WorkerStatistics: Sendable, Hashable, Codable {
     public var notLeaderAnswers = 0
     /// Outcomes sent again (RESENT) after a WELCOME, in case the coordinator before lost them.
     public var resultsResent = 0
+    /// Coordinator group members refused for welcoming it with an epoch older than one it had
+    /// seen (deposed leaders that had not noticed yet).
+    public var deposedMembersRefused = 0
     /// Registrations sent (first READY included).
     public var registrations = 0
     /// Requests running now.

@@ -212,6 +212,45 @@ struct CoordinatorJournalTests {
         #expect(h.core.statistics.completed == 1 && h.core.statistics.lateResultsDiscarded == 0)
     }
 
+    /// Two requests of a session that the coordinator before accepted but never made durable:
+    /// a worker ran the first (its result came back as RESENT) and runs the second (its READY
+    /// says so). The client's resends are answered by those runs, not run again, whichever
+    /// comes first: the worker's word, or the resends (held meanwhile).
+    @Test(arguments: [true, false])
+    func resendsOfRequestsTheCoordinatorBeforeNeverRecordedAreAnsweredByTheirRuns(workerFirst: Bool) throws {
+        let h = CoordinatorHarness { $0.adoptionHold = .seconds(3) }
+        // The journal names the worker, and holds one unfinished request: the hold is on.
+        var recovery = JournalRecovery()
+        let other = h.request("other", timeoutMilliseconds: 60_000)
+        recovery.unfinished = [RecoveredRequest(request: other, deadline: Date().addingTimeInterval(60), workerDeaths: 0)]
+        recovery.workers = ["worker-\(w1)"]
+        h.core.restore(recovery, now: h.at(.zero))
+        let first = h.request("first", session: "s", timeoutMilliseconds: 60_000)
+        let second = h.request("second", session: "s", timeoutMilliseconds: 60_000)
+        let firstRun = WireOutcome(
+            requestID: "first", action: first.action, session: "s", worker: "worker-\(w1)", closeActionStack: false,
+            result: .success(contentType: WireRequest.json, output: Array(#"{"run":1}"#.utf8))
+        )
+        func workerSpeaks(at offset: Duration) {
+            h.ready(w1, running: ["second"], at: offset)
+            h.worker(w1, sends: .resent([firstRun]), at: offset + .milliseconds(5))
+        }
+        if workerFirst { workerSpeaks(at: .milliseconds(100)) }
+        h.send(.perform(first), at: .milliseconds(200))
+        h.send(.perform(second), at: .milliseconds(210))
+        if !workerFirst { workerSpeaks(at: .milliseconds(300)) }
+
+        #expect(h.outcome("first") == firstRun, "answered by the run the worker made")
+        for second in 1...3 { h.worker(w1, sends: .heartbeat, at: .seconds(second)) }
+        h.tick(at: .milliseconds(3_100))
+        #expect(!h.requestIDs(to: w1).contains("first") && !h.requestIDs(to: w1).contains("second"), "neither runs again")
+        h.complete(second, on: w1, at: .milliseconds(3_200))
+        #expect(h.outcome("second") != nil, "its run's result answers it")
+        let statistics = h.core.statistics
+        #expect(statistics.completed == 2 && statistics.lateResultsDiscarded == 0, "\(statistics)")
+        #expect(workerFirst ? statistics.orphanRunsAdopted == 2 : statistics.adoptedRunning == 1 && statistics.adoptedResults == 1, "\(statistics)")
+    }
+
     /// The journal names the workers registered before: once each is back (its READY said
     /// what it runs), what the hold kept goes out at once rather than at the end of the hold.
     @Test func theHoldEndsOnceEveryWorkerOfTheCoordinatorBeforeIsBack() throws {
@@ -222,10 +261,14 @@ struct CoordinatorJournalTests {
         recovery.workers = ["worker-\(w1)", "worker-\(w2)"]
         h.core.restore(recovery, now: h.at(.zero))
         h.ready(w1, at: .milliseconds(100))
+        h.worker(w1, sends: .resent([]), at: .milliseconds(100))
         h.tick(at: .seconds(1))
         #expect(h.requestIDs(to: w1).isEmpty, "one worker of the coordinator before is not back yet")
         h.ready(w2, at: .milliseconds(1_100))
         h.tick(at: .milliseconds(1_400))
+        #expect(h.requestIDs(to: w1) + h.requestIDs(to: w2) == [], "w2 registered, but has not ended the results it sends again")
+        h.worker(w2, sends: .resent([]), at: .milliseconds(1_500))
+        h.tick(at: .milliseconds(1_800))
         #expect(h.requestIDs(to: w1) + h.requestIDs(to: w2) == ["waiting"], "both are back: it goes well before the 6 s")
     }
 

@@ -445,7 +445,7 @@ struct CoordinatorOutcomeTests {
     @Test func pingIsAnsweredWithPong() {
         let h = CoordinatorHarness()
         h.send(.ping)
-        #expect(h.replies == [.pong(instance: h.core.instance)])
+        #expect(h.replies == [.pong(instance: h.core.instance, epoch: 0)])
         #expect(h.core.instance.count == 16)
     }
 

@@ -80,7 +80,9 @@ struct WireGoldenTests {
         WorkerMessage.resultBatch([Self.success, Self.success]).encode(into: &sent)
         let remade = WorkerMessage.resent(fromResult: sent)
         #expect((0..<remade.count).map { Array(remade.frame(at: $0)) } == resent)
-        #expect(throws: WireError.self, "RESENT carries at least one record") { try WorkerMessage.decode(WireFrameList([Self.h(0x28)])) }
+        // An empty RESENT ends them.
+        #expect(encoded { WorkerMessage.resent([]).encode(into: &$0) } == [Self.h(0x28)])
+        #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x28)])) == .resent([]))
     }
 
     @Test func featureSwitches() throws {
@@ -290,7 +292,9 @@ struct WireGoldenTests {
             (.outcome(Self.success), [Self.h(0x12), Self.packed(Self.successFrames)]),
             (.outcome(Self.failure), [Self.h(0x12), Self.packed(Self.failureFrames)]),
             (.stacks(queryID: "q1", json: Self.t("[]")), [Self.h(0x13), Self.t("q1"), Self.t("[]")]),
-            (.pong(instance: "c0ffee"), [Self.h(0x14), Array("c0ffee".utf8)]),
+            (.pong(instance: "c0ffee", epoch: 0), [Self.h(0x14), Array("c0ffee".utf8), [0, 0, 0, 0, 0, 0, 0, 0]]),
+            // A group leader's PONG names its term.
+            (.pong(instance: "c0ffee", epoch: 0x0102), [Self.h(0x14), Array("c0ffee".utf8), [0, 0, 0, 0, 0, 0, 1, 2]]),
             (.stats(queryID: "q2", json: Self.t("{}")), [Self.h(0x16), Self.t("q2"), Self.t("{}")]),
             (.workers(queryID: "q6", json: Self.t("{}")), [Self.h(0x18), Self.t("q6"), Self.t("{}")]),
             (.queues(queryID: "q7", json: Self.t("{}")), [Self.h(0x19), Self.t("q7"), Self.t("{}")]),
@@ -302,6 +306,9 @@ struct WireGoldenTests {
             #expect(encoded { reply.encode(into: &$0) } == frames)
             #expect(try ClientReply.decode(WireFrameList(frames)) == reply)
         }
+        // A PONG without an epoch (an older coordinator) is of epoch 0.
+        #expect(try ClientReply.decode(WireFrameList([Self.h(0x14), Array("c0ffee".utf8)])) == .pong(instance: "c0ffee", epoch: 0))
+        #expect(throws: WireError.self) { try ClientReply.decode(WireFrameList([Self.h(0x14), Array("c0ffee".utf8), [1, 2]])) }
     }
 
     @Test func workerMessages() throws {
@@ -330,13 +337,18 @@ struct WireGoldenTests {
             (.disconnect, [Self.h(0x33)]),
             (.cancel(requestID: "c1:7"), [Self.h(0x34), Self.t("c1:7")]),
             (.welcome(WorkerTerms(maxMessageBytes: 65_536, heartbeatMilliseconds: 1_000, heartbeatLiveness: 3)),
-             [Self.h(0x35), [0, 1, 0, 0], [0, 0, 0x03, 0xE8], [0, 0, 0, 3]]),
+             [Self.h(0x35), [0, 1, 0, 0], [0, 0, 0x03, 0xE8], [0, 0, 0, 3], [0, 0, 0, 0, 0, 0, 0, 0]]),
+            (.welcome(WorkerTerms(maxMessageBytes: 65_536, heartbeatMilliseconds: 1_000, heartbeatLiveness: 3, epoch: 7)),
+             [Self.h(0x35), [0, 1, 0, 0], [0, 0, 0x03, 0xE8], [0, 0, 0, 3], [0, 0, 0, 0, 0, 0, 0, 7]]),
             (.endSession("doc-1"), [Self.h(0x36), Self.t("doc-1")]),
         ]
         for (instruction, frames) in cases {
             #expect(encoded { instruction.encode(into: &$0) } == frames)
             #expect(try WorkerInstruction.decode(WireFrameList(frames)) == instruction)
         }
+        // A WELCOME without an epoch (an older coordinator) is of epoch 0.
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x35), [0, 1, 0, 0], [0, 0, 0x03, 0xE8], [0, 0, 0, 3]]))
+            == .welcome(WorkerTerms(maxMessageBytes: 65_536, heartbeatMilliseconds: 1_000, heartbeatLiveness: 3)))
     }
 
     @Test func streamMessages() throws {

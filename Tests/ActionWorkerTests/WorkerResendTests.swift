@@ -23,7 +23,10 @@ struct WorkerResendTests {
                 let resent = try coordinator.next("RESENT") { if case .resent = $0 { true } else { false } }
                 if case .resent(let more) = resent.message { outcomes += more }
             }
-            #expect(outcomes == [first, second], "the same outcomes, in the order they were sent")
+            #expect(Set(outcomes.map(\.requestID)) == [first.requestID, second.requestID] && outcomes.count == 2)
+            #expect(outcomes.first == second, "the newest first")
+            // Then an empty RESENT: all it kept was sent.
+            _ = try coordinator.next("the RESENT that ends them") { $0 == .resent([]) }
             #expect(await worker.statistics().resultsResent == 2)
             // The worker serves on as before.
             #expect(try coordinator.perform("Echo.say", input: #"{"text":"three"}"#).isSuccess)
@@ -38,7 +41,8 @@ struct WorkerResendTests {
             try coordinator.send(.welcome(Self.terms))
             // A RESENT would leave as the WELCOME is read, before this request's RESULT.
             _ = try coordinator.perform("Echo.say", input: #"{"text":"after"}"#)
-            #expect(!coordinator.log.contains { if case .resent = $0.message { true } else { false } })
+            #expect(!coordinator.log.contains { if case .resent(let outcomes) = $0.message { !outcomes.isEmpty } else { false } })
+            #expect(coordinator.log.contains { $0.message == .resent([]) }, "the RESENT that ends them, empty")
             #expect(await worker.statistics().resultsResent == 0)
         }
     }

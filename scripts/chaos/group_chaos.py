@@ -218,13 +218,23 @@ class Chaos:
                 return False
             return True
         self.wait_for(settled, timeout, "a leader that serves, with three members in sync")
-        self.say(f"  healed in {time.monotonic() - started:.1f} s")
+        self.say(f"  healed in {time.monotonic() - started:.1f} s; the leader's counters: {self.recovery_counters()}")
 
     def serves(self):
         answer = subprocess.run(["ip", "netns", "exec", self.network.ns("app"), self.binary, "stats", "--json", "--timeout", "3",
                                  "--coordinator", self.endpoints(5555)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.last_stats_error = answer.stderr.decode(errors="replace").strip()[-400:]
+        self.last_stats = answer.stdout.decode(errors="replace") if answer.returncode == 0 else ""
         return answer.returncode == 0
+
+    def recovery_counters(self):
+        """What the leader that answered `stats` last did with the work of the one before it."""
+        try:
+            counters = json.loads(getattr(self, "last_stats", ""))
+        except ValueError:
+            return "unknown"
+        names = ("recovered", "adoptedRunning", "adoptedResults", "resentResults", "orphanRunsAdopted", "lateResultsDiscarded")
+        return ", ".join(f"{name} {counters.get(name, 0)}" for name in names)
 
     # MARK: Faults
 

@@ -32,6 +32,17 @@ extension ClientDriver {
         resendQueries()
     }
 
+    /// The member answered PING with an epoch older than one seen: a leader deposed since (a
+    /// pause past its lease, a cut from etcd) that has not noticed yet. Nothing more it sends
+    /// is taken; the client moves on (what is outstanding goes again there).
+    func refuseDeposedMember(epoch: UInt64) {
+        deposedConnection = connections
+        logger.warning("a coordinator group member answered with an older epoch (deposed); moving on", metadata: [
+            "group.epoch": "\(epoch)", "group.epochSeen": "\(highestEpoch)",
+        ])
+        moveToNextMemberSoon()
+    }
+
     /// How often at most a client moves on when told NOT-LEADER or refused: while no member
     /// leads (during an election) every member says so or refuses, and the client goes round
     /// them at this pace, not as fast as sockets can be made.

@@ -15,6 +15,18 @@ extension WorkerDriver {
         moveToNextMemberSoon()
     }
 
+    /// The member's WELCOME named an epoch older than one seen: a leader deposed since (a pause
+    /// past its lease, a cut from etcd) that has not noticed yet. Nothing more it sends is run;
+    /// the worker moves on and registers there.
+    func refuseDeposedMember(epoch: UInt64) {
+        deposedConnection = connections
+        statistics.deposedMembersRefused += 1
+        logger.warning("a coordinator group member answered with an older epoch (deposed); moving on", metadata: [
+            "group.epoch": "\(epoch)", "group.epochSeen": "\(highestEpoch)",
+        ])
+        moveToNextMemberSoon()
+    }
+
     /// Moves to the next member now, or once ``memberMovePause`` has passed since the last move.
     func moveToNextMemberSoon() {
         guard pendingMove == nil else { return }

@@ -37,6 +37,11 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) var movedAt: ContinuousClock.Instant?
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
     @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
+    /// The highest epoch a WELCOME named (a group leader's term; 0 outside a group).
+    @exclusivity(unchecked) var highestEpoch: UInt64 = 0
+    /// The connection whose member named an older epoch (a deposed leader): nothing more it
+    /// sends is taken, until the worker has moved on.
+    @exclusivity(unchecked) var deposedConnection: Int?
     let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
@@ -147,15 +152,19 @@ final class WorkerDriver: IOLoopDriver {
 
     /// Sends the results of ``recentResults`` again, to the coordinator that just welcomed this
     /// worker: it may be one that never got them. One that already has their answers drops them.
+    /// The newest go first (they are the ones a lost coordinator may not have recorded), and an
+    /// empty RESENT ends them: the coordinator holds what it took back until then.
     private func resendRecentResults() {
         let limit = WirePacking.maxFrameBytes(maxMessageBytes: maxResultBytes)
         var outcomes = 0
-        for message in recentResults.resendable(at: .now) where Int64(message.bytes.count) <= limit {
+        let messages = recentResults.resendable(at: .now)
+        for message in messages.reversed() where Int64(message.bytes.count) <= limit {
             guard send(frames: message) else { break }
             outcomes += message.count - 1
         }
+        send(.resent([]))
         statistics.resultsResent += outcomes
-        if outcomes > 0 { logger.debug("results sent again", metadata: ["worker.resent": "\(outcomes)"]) }
+        if outcomes > 0 { logger.info("results sent again", metadata: ["worker.resent": "\(outcomes)", "worker.resentMessages": "\(messages.count)"]) }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -202,6 +211,8 @@ final class WorkerDriver: IOLoopDriver {
     /// Keeps to the coordinator's terms (``WorkerLink/welcomeReceived(_:)``), then describes
     /// what it serves (CATALOG) when that fits the coordinator's limit.
     private func welcomed(_ terms: WorkerTerms) {
+        guard terms.epoch >= highestEpoch else { return refuseDeposedMember(epoch: terms.epoch) }
+        highestEpoch = terms.epoch
         let action = link.welcomeReceived(terms)
         // The member leads after all (it refused while it was still binding): stay.
         if let pendingMove {
@@ -256,6 +267,7 @@ final class WorkerDriver: IOLoopDriver {
     func read() {
         for _ in 0..<Self.batchSize {
             guard socket.receiveBusMessageIfAvailable(into: &incoming) else { return }
+            if deposedConnection == connections { continue }
             // One clock read a message, not one a request: its requests' deadlines count from
             // when it arrived (a little before each starts: never later).
             let now = ContinuousClock.now

@@ -211,7 +211,7 @@ final class CoordinatorSimulation {
             try received(outcome, by: client)
         case .outcomeBatch(let outcomes):
             for outcome in outcomes { try received(outcome, by: client) }
-        case .pong(let instance):
+        case .pong(let instance, _):
             if let known = client.knownInstance, known != instance {
                 // A new coordinator: resend everything unanswered, as the client's watch does.
                 followUps.append { [unowned self] in resendUnanswered(of: client) }
