@@ -241,14 +241,12 @@ extension CoordinatorCore {
         return adopted
     }
 
-    /// How long the hold lasts after the last awaited worker is back.
-    static let adoptionSettle: Duration = .milliseconds(200)
-
     /// Worker `name` has said what it runs and sent again what it finished: once every worker
-    /// the journal named is back, the hold ends (after ``adoptionSettle``).
+    /// the journal named is back, the hold ends, and what it held goes out.
     func workerIsBack(_ name: String, now: ContinuousClock.Instant) {
-        guard awaitedWorkers.remove(name) != nil, awaitedWorkers.isEmpty, let until = adoptionHoldUntil else { return }
-        adoptionHoldUntil = min(until, now + Self.adoptionSettle)
+        guard awaitedWorkers.remove(name) != nil, awaitedWorkers.isEmpty, adoptionHoldUntil != nil else { return }
+        adoptionHoldUntil = now
+        endAdoptionHold(now: now)
     }
 
     /// Journals the registered workers' names when the set changed: the next coordinator on
