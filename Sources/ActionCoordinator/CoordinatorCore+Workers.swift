@@ -100,12 +100,7 @@ extension CoordinatorCore {
         case .running(let id):
             guard !laneWaits, let worker = registry[id], worker.actions.contains(pending.action), worker.freeCredits > 0,
                   !worker.isDraining, !pending.hasSession || (registry.sessions[pending.session]?.worker ?? id) == id else { return }
-            // Its lane entry goes stale; dispatch steps over it.
-            scheduler.leaveQueue()
-            pending.placement = .running(on: id)
-            pending.deliveries += 1
-            registry.take(pending, on: worker)
-            if pending.hasSession, registry.sessions[pending.session] == nil { registry.pin(pending.session, to: worker, now: now) }
+            takeAsRunning(pending, on: worker, now: now)
             counters.orphanRunsAdopted += 1
         }
     }
@@ -228,17 +223,22 @@ extension CoordinatorCore {
             }
             guard !pending.isFinished, pending.placement == .queued,
                   worker.actions.contains(pending.action), worker.freeCredits > 0, !worker.isDraining else { continue }
-            // Its lane entry goes stale; dispatch steps over it.
-            scheduler.leaveQueue()
-            pending.placement = .running(on: worker.id)
-            // The delivery the earlier coordinator made, counted as this one's.
-            pending.deliveries += 1
-            registry.take(pending, on: worker)
-            if pending.hasSession, registry.sessions[pending.session] == nil { registry.pin(pending.session, to: worker, now: now) }
+            takeAsRunning(pending, on: worker, now: now)
             adopted += 1
         }
         counters.adoptedRunning += adopted
         return adopted
+    }
+
+    /// Takes queued `pending` as running on `worker`, where an earlier coordinator sent it, as
+    /// if this one had: its delivery counts as this one's, and its session is hosted there.
+    func takeAsRunning(_ pending: PendingRequest, on worker: WorkerRecord, now: ContinuousClock.Instant) {
+        // Its lane entry goes stale; dispatch steps over it.
+        scheduler.leaveQueue()
+        pending.placement = .running(on: worker.id)
+        pending.deliveries += 1
+        registry.take(pending, on: worker)
+        if pending.hasSession, registry.sessions[pending.session] == nil { registry.pin(pending.session, to: worker, now: now) }
     }
 
     /// Worker `name` has said what it runs and sent again what it finished: once every worker

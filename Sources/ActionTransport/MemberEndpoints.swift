@@ -6,6 +6,11 @@
 package struct MemberEndpoints: Sendable {
     package let all: [String]
     package private(set) var index = 0
+    /// The highest epoch a member named (PONG, WELCOME): a group leader's term, 0 outside one.
+    package private(set) var highestEpoch: UInt64 = 0
+    /// Whether the current member named an older epoch than one seen before: a deposed leader
+    /// that has not noticed yet. Nothing more it sends is taken, until the next move.
+    package private(set) var currentIsDeposed = false
 
     /// Splits `option` at commas (ZeroMQ endpoints have none).
     package init(_ option: String) {
@@ -22,6 +27,18 @@ package struct MemberEndpoints: Sendable {
     /// Moves to the next member (the first after the last) and returns it.
     package mutating func advance() -> String {
         index = (index + 1) % all.count
+        currentIsDeposed = false
         return current
+    }
+
+    /// The current member named `epoch`: whether to follow it. An older epoch than the highest
+    /// seen marks it deposed (the caller moves on); any other becomes the highest seen.
+    package mutating func accept(epoch: UInt64) -> Bool {
+        guard epoch >= highestEpoch else {
+            currentIsDeposed = true
+            return false
+        }
+        highestEpoch = epoch
+        return true
     }
 }

@@ -17,4 +17,16 @@ struct MemberEndpointsTests {
         #expect(members.current == "tcp://a:5555")
         #expect([members.advance(), members.advance(), members.advance()] == ["tcp://b:5555", "tcp://c:5555", "tcp://a:5555"])
     }
+
+    /// A member naming an older epoch than one seen is deposed until the next move.
+    @Test func aMemberNamingAnOlderEpochIsDeposedUntilTheNextMove() {
+        var members = MemberEndpoints("tcp://a:5555,tcp://b:5555")
+        #expect(members.accept(epoch: 5) && members.highestEpoch == 5)
+        _ = members.advance()
+        #expect(!members.accept(epoch: 3) && members.currentIsDeposed)
+        #expect(members.highestEpoch == 5, "an older epoch is not remembered")
+        _ = members.advance()
+        #expect(!members.currentIsDeposed)
+        #expect(members.accept(epoch: 5) && members.accept(epoch: 6) && members.highestEpoch == 6)
+    }
 }

@@ -36,9 +36,8 @@ extension ClientDriver {
     /// pause past its lease, a cut from etcd) that has not noticed yet. Nothing more it sends
     /// is taken; the client moves on (what is outstanding goes again there).
     func refuseDeposedMember(epoch: UInt64) {
-        deposedConnection = connections
         logger.warning("a coordinator group member answered with an older epoch (deposed); moving on", metadata: [
-            "group.epoch": "\(epoch)", "group.epochSeen": "\(highestEpoch)",
+            "group.epoch": "\(epoch)", "group.epochSeen": "\(members.highestEpoch)",
         ])
         moveToNextMemberSoon()
     }

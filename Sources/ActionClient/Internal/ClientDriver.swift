@@ -29,11 +29,6 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) var movedAt = ContinuousClock.now
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
     @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
-    /// The highest epoch a PONG named (a group leader's term; 0 outside a group).
-    @exclusivity(unchecked) var highestEpoch: UInt64 = 0
-    /// The connection whose member named an older epoch (a deposed leader): nothing more it
-    /// sends is taken, until the client has moved on.
-    @exclusivity(unchecked) var deposedConnection: Int?
     let clientID: String
     @exclusivity(unchecked) private var pending: PendingCalls
     /// Calls waiting for room in the window, in submission order (settled ones are skipped).
@@ -346,7 +341,7 @@ final class ClientDriver: IOLoopDriver {
         var heard = false
         for _ in 0..<Self.batchSize {
             guard socket.receiveBusMessageIfAvailable(into: &incoming) else { break }
-            if deposedConnection == connections { continue }
+            if members.currentIsDeposed { continue }
             heard = true
             if incoming.count > 1, (try? WireHeader.command(in: incoming[0])) == .outcome {
                 // Each outcome is decoded as it is delivered: no array of them. One that does not
@@ -387,11 +382,10 @@ final class ClientDriver: IOLoopDriver {
                  .workers(let queryID, let json), .queues(let queryID, let json), .replayed(let queryID, let json):
                 queries.removeValue(forKey: queryID)?.deliver(.success(json))
             case .pong(let instance, let epoch):
-                guard epoch >= highestEpoch else {
+                guard members.accept(epoch: epoch) else {
                     refuseDeposedMember(epoch: epoch)
                     continue
                 }
-                highestEpoch = epoch
                 carryOut(watch.pongReceived(instance: instance))
             case .notLeader:
                 moveToNextMemberSoon()

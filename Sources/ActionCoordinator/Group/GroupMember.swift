@@ -20,6 +20,8 @@ public final class GroupMember: Service, Sendable {
     let client: EtcdClient
     /// What the HTTP side reads (``status()``, ``servingCoordinator``), as terms come and go.
     let state: GroupMemberState
+    /// Where each member serves clients, in etcd: this one's published, the leader's read.
+    private let clientsRecord: MemberClientsRecord
     /// Where this member, while it does not lead, forwards Majordomo clients.
     private let majordomoForwarding: MajordomoForwarding
     private let logger: Logger
@@ -32,9 +34,8 @@ public final class GroupMember: Service, Sendable {
         self.configuration = configuration
         client = EtcdClient(endpoints: configuration.etcdEndpoints)
         state = GroupMemberState(group: configuration.group, member: configuration.name)
-        majordomoForwarding = MajordomoForwarding(
-            record: MemberClientsRecord(client: client, group: configuration.group), member: configuration.name
-        )
+        clientsRecord = MemberClientsRecord(client: client, group: configuration.group)
+        majordomoForwarding = MajordomoForwarding(record: clientsRecord, member: configuration.name)
         var logger = logger
         logger[metadataKey: "group"] = "\(configuration.group)"
         logger[metadataKey: "member"] = "\(configuration.name)"
@@ -184,8 +185,7 @@ public final class GroupMember: Service, Sendable {
                 """)
             return
         }
-        let record = MemberClientsRecord(client: client, group: configuration.group)
-        if await !record.publish(endpoint, for: configuration.name) {
+        if await !clientsRecord.publish(endpoint, for: configuration.name) {
             logger.warning("cannot publish this member's clients endpoint in etcd; trying again next term", metadata: ["endpoint.clients": "\(endpoint)"])
         }
     }

@@ -25,7 +25,6 @@ final class OrphanRuns {
     @exclusivity(unchecked) private var arrivals: Deque<(requestID: String, at: ContinuousClock.Instant)> = []
 
     var isEmpty: Bool { runs.isEmpty }
-    var count: Int { runs.count }
 
     /// Keeps `run` of `requestID` (a finished run replaces a running one), and forgets what is
     /// past ``keptFor`` or over ``maxKept``.

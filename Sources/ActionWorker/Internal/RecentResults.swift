@@ -19,7 +19,7 @@ struct RecentResults {
     /// The most bytes kept; the oldest messages go first.
     let maxBytes: Int
     private var messages: Deque<(sentAt: ContinuousClock.Instant, message: PackedFrames)> = []
-    private(set) var bytes = 0
+    private var bytes = 0
 
     init(window: Duration, maxBytes: Int) {
         self.window = window
@@ -27,9 +27,6 @@ struct RecentResults {
     }
 
     var isEnabled: Bool { window > .zero && maxBytes > 0 }
-
-    /// How many messages are kept now.
-    var count: Int { messages.count }
 
     /// Keeps a copy of `message`, a RESULT just sent, and lets go of what is past the window or
     /// the limit.

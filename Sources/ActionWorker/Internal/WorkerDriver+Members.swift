@@ -19,10 +19,9 @@ extension WorkerDriver {
     /// past its lease, a cut from etcd) that has not noticed yet. Nothing more it sends is run;
     /// the worker moves on and registers there.
     func refuseDeposedMember(epoch: UInt64) {
-        deposedConnection = connections
         statistics.deposedMembersRefused += 1
         logger.warning("a coordinator group member answered with an older epoch (deposed); moving on", metadata: [
-            "group.epoch": "\(epoch)", "group.epochSeen": "\(highestEpoch)",
+            "group.epoch": "\(epoch)", "group.epochSeen": "\(members.highestEpoch)",
         ])
         moveToNextMemberSoon()
     }

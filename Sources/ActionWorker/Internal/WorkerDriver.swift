@@ -37,11 +37,6 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) var movedAt: ContinuousClock.Instant?
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
     @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
-    /// The highest epoch a WELCOME named (a group leader's term; 0 outside a group).
-    @exclusivity(unchecked) var highestEpoch: UInt64 = 0
-    /// The connection whose member named an older epoch (a deposed leader): nothing more it
-    /// sends is taken, until the worker has moved on.
-    @exclusivity(unchecked) var deposedConnection: Int?
     let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
     @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
@@ -211,8 +206,7 @@ final class WorkerDriver: IOLoopDriver {
     /// Keeps to the coordinator's terms (``WorkerLink/welcomeReceived(_:)``), then describes
     /// what it serves (CATALOG) when that fits the coordinator's limit.
     private func welcomed(_ terms: WorkerTerms) {
-        guard terms.epoch >= highestEpoch else { return refuseDeposedMember(epoch: terms.epoch) }
-        highestEpoch = terms.epoch
+        guard members.accept(epoch: terms.epoch) else { return refuseDeposedMember(epoch: terms.epoch) }
         let action = link.welcomeReceived(terms)
         // The member leads after all (it refused while it was still binding): stay.
         if let pendingMove {
@@ -267,7 +261,7 @@ final class WorkerDriver: IOLoopDriver {
     func read() {
         for _ in 0..<Self.batchSize {
             guard socket.receiveBusMessageIfAvailable(into: &incoming) else { return }
-            if deposedConnection == connections { continue }
+            if members.currentIsDeposed { continue }
             // One clock read a message, not one a request: its requests' deadlines count from
             // when it arrived (a little before each starts: never later).
             let now = ContinuousClock.now
