@@ -18,6 +18,16 @@ package struct MemberEndpoints: Sendable {
         all = parts.isEmpty ? [option] : parts
     }
 
+    /// How often at most a client or worker moves on when told NOT-LEADER or refused: while
+    /// no member leads (during an election) every member says so or refuses, and the peer goes
+    /// round them at this pace, not as fast as sockets can be made.
+    package static let movePause: Duration = .milliseconds(100)
+
+    /// How long until the next move, the last made at `movedAt` (none: at once).
+    package static func waitBeforeMove(lastMovedAt movedAt: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Duration {
+        max(movedAt.map { movePause - (now - $0) } ?? .zero, .zero)
+    }
+
     /// The member to connect to now.
     package var current: String { all[index] }
 

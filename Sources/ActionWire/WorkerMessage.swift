@@ -259,12 +259,12 @@ package enum WorkerInstruction: Sendable, Hashable {
 }
 
 extension WorkerMessage {
-    /// The RESENT of the records of `result`, a RESULT message as it was sent: the same frames
-    /// under another header, so nothing is decoded or encoded again.
+    /// The RESENT of the records of `result`, a RESULT message as it was sent: a copy of its
+    /// frames, of their size, under another header, so nothing is decoded or encoded again.
     package static func resent(fromResult result: PackedFrames) -> PackedFrames {
         precondition(result.count > 0 && result.range(of: 0) == 0..<WireHeader.size, "not a message with an ActionBus header")
-        var bytes = result.bytes
+        var bytes = Array(result.bytes[...])
         bytes.replaceSubrange(0..<WireHeader.size, with: WireHeader.bytes(.resent))
-        return PackedFrames(bytes: bytes, ends: result.ends)
+        return PackedFrames(bytes: bytes, ends: Array(result.ends[...]))
     }
 }

@@ -29,4 +29,11 @@ struct MemberEndpointsTests {
         #expect(!members.currentIsDeposed)
         #expect(members.accept(epoch: 5) && members.accept(epoch: 6) && members.highestEpoch == 6)
     }
+
+    @Test func movesArePacedByThePause() {
+        let now = ContinuousClock.now
+        #expect(MemberEndpoints.waitBeforeMove(lastMovedAt: nil, now: now) == .zero, "never moved: at once")
+        #expect(MemberEndpoints.waitBeforeMove(lastMovedAt: now - .milliseconds(30), now: now) == MemberEndpoints.movePause - .milliseconds(30))
+        #expect(MemberEndpoints.waitBeforeMove(lastMovedAt: now - .seconds(1), now: now) == .zero)
+    }
 }

@@ -230,7 +230,7 @@ class Chaos:
     def recovery_counters(self):
         """What the leader that answered `stats` last did with the work of the one before it."""
         try:
-            counters = json.loads(getattr(self, "last_stats", ""))
+            counters = json.loads(self.last_stats)
         except ValueError:
             return "unknown"
         names = ("recovered", "adoptedRunning", "adoptedResults", "resentResults", "orphanRunsAdopted", "lateResultsDiscarded")

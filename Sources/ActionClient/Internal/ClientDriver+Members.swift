@@ -1,3 +1,4 @@
+import ActionTransport
 import ZeroMQ
 
 // Following a coordinator group's leader: moving to the next member (at once, or paced when
@@ -42,18 +43,13 @@ extension ClientDriver {
         moveToNextMemberSoon()
     }
 
-    /// How often at most a client moves on when told NOT-LEADER or refused: while no member
-    /// leads (during an election) every member says so or refuses, and the client goes round
-    /// them at this pace, not as fast as sockets can be made.
-    static let memberMovePause: Duration = .milliseconds(100)
-
-    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last
+    /// Moves to the next member now, or once `MemberEndpoints.movePause` has passed since the last
     /// move; there, what is outstanding goes again. For a member that answered NOT-LEADER (it
     /// kept nothing it was sent) or refused the connection.
     func moveToNextMemberSoon() {
         guard pendingMove == nil else { return }
         let connection = connections
-        pendingMove = runtime.schedule(after: max(Self.memberMovePause - (.now - movedAt), .zero)) { [unowned self] in
+        pendingMove = runtime.schedule(after: MemberEndpoints.waitBeforeMove(lastMovedAt: movedAt, now: .now)) { [unowned self] in
             pendingMove = nil
             // Moved meanwhile (a refusal, silence): that move was the answer.
             guard connection == connections else { return }

@@ -20,12 +20,9 @@ struct CoordinatorSockets {
         workers = try runtime.makeSocket(.router)
         outcomes = try runtime.makeSocket(.xpub)
         do {
-            for router in [clients, workers] {
+            for (router, domain) in [(clients, CurveServerKeys.Domain.clients), (workers, CurveServerKeys.Domain.workers)] {
+                try Self.preparePeerRouter(router, domain: domain, configuration: configuration)
                 try router.setOption(.routerMandatory, true)
-                // Clients and workers keep their routing ids across reconnections: the new
-                // connection takes the identity over from the dead one.
-                try router.setOption(.routerHandover, true)
-                try router.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: configuration.maxMessageBytes))
                 try router.setOption(.sendHighWaterMark, configuration.peerHighWaterMark)
                 try router.setOption(.receiveHighWaterMark, configuration.peerHighWaterMark)
             }
@@ -34,8 +31,6 @@ struct CoordinatorSockets {
             try outcomes.setOption(.sendHighWaterMark, configuration.outcomeHighWaterMark)
             try outcomes.setOption(.maxMessageSize, 4096)
             if let curve = configuration.curve {
-                try curve.apply(to: clients, domain: CurveServerKeys.Domain.clients)
-                try curve.apply(to: workers, domain: CurveServerKeys.Domain.workers)
                 try curve.apply(to: outcomes, domain: CurveServerKeys.Domain.outcomes)
             }
             try clients.bind(configuration.clientsEndpoint)
@@ -50,6 +45,16 @@ struct CoordinatorSockets {
             outcomes.close()
             throw error
         }
+    }
+
+    /// What the clients and workers ROUTERs have alike, the coordinator's and those a group
+    /// member answers on while it does not lead: clients and workers keep their routing ids
+    /// across reconnections (the new connection takes the identity over from the dead one),
+    /// the message limit, and CURVE for the socket's domain when configured.
+    static func preparePeerRouter(_ router: Socket, domain: String, configuration: CoordinatorConfiguration) throws {
+        try router.setOption(.routerHandover, true)
+        try router.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: configuration.maxMessageBytes))
+        if let curve = configuration.curve { try curve.apply(to: router, domain: domain) }
     }
 
     /// The three, for what is done to each alike.

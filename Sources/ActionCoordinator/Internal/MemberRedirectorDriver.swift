@@ -44,6 +44,8 @@ final class MemberRedirectorDriver: IOLoopDriver {
     private(set) var counts = Counts()
     private var incoming = Multipart()
     private var reply = Multipart()
+    /// A message on its way through, with its routing id changed (to the leader, or back).
+    private var passing = Multipart()
     private var outgoing = PackedFrames()
 
     init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, leaderClients: Locked<String?>) throws {
@@ -52,16 +54,11 @@ final class MemberRedirectorDriver: IOLoopDriver {
         clients = try runtime.makeSocket(.router)
         workers = try runtime.makeSocket(.router)
         do {
-            for router in [clients, workers] {
-                try router.setOption(.routerHandover, true)
-                try router.setOption(.maxMessageSize, WirePacking.maxFrameBytes(maxMessageBytes: configuration.maxMessageBytes))
+            for (router, domain) in [(clients, CurveServerKeys.Domain.clients), (workers, CurveServerKeys.Domain.workers)] {
+                try CoordinatorSockets.preparePeerRouter(router, domain: domain, configuration: configuration)
                 // Listeners close when the context terminates, not later: the endpoints are the
                 // coordinator's next.
                 try router.setOption(.linger, 0)
-            }
-            if let curve = configuration.curve {
-                try curve.apply(to: clients, domain: CurveServerKeys.Domain.clients)
-                try curve.apply(to: workers, domain: CurveServerKeys.Domain.workers)
             }
             try clients.bind(configuration.clientsEndpoint)
             try workers.bind(configuration.workersEndpoint)
@@ -132,10 +129,10 @@ final class MemberRedirectorDriver: IOLoopDriver {
             runtime.register(forward.socket) { [unowned self] socket in relayReplies(from: socket, to: client) }
         }
         forward.lastUsed = now
-        var request = Multipart()
-        for index in 1..<incoming.count { request.append(incoming[index]) }
+        passing.removeAll()
+        for index in 1..<incoming.count { passing.append(incoming[index]) }
         // A leader that is not taking more is not waiting for this one: the client asks again.
-        if (try? forward.socket.send(request, options: .dontWait)) != nil { counts.forwarded += 1 } else { counts.unanswered += 1 }
+        if (try? forward.socket.send(passing, options: .dontWait)) != nil { counts.forwarded += 1 } else { counts.unanswered += 1 }
     }
 
     /// Relays the leader's replies on a client's DEALER to that client.
@@ -146,10 +143,10 @@ final class MemberRedirectorDriver: IOLoopDriver {
             } catch {
                 return
             }
-            var relayed = Multipart()
-            relayed.append(client)
-            for index in 0..<reply.count { relayed.append(reply[index]) }
-            if (try? clients.send(relayed, options: .dontWait)) != nil { counts.relayed += 1 }
+            passing.removeAll()
+            passing.append(client)
+            for index in 0..<reply.count { passing.append(reply[index]) }
+            if (try? clients.send(passing, options: .dontWait)) != nil { counts.relayed += 1 }
         }
     }
 

@@ -10,8 +10,8 @@ import DequeModule
 /// worker also runs the session's next request, that one, adopted as running, would have
 /// started before the one ahead of it. Sent again, the result answers the request instead.
 ///
-/// Messages are kept whole, as sent (sending again only swaps the header), for
-/// ``window``, and no more than ``maxBytes`` of them: a loss is found within a lease and a
+/// Messages are kept whole, as RESENTs of the same records (a copy with the header swapped,
+/// made as each is kept), for ``window``, and no more than ``maxBytes`` of them: a loss is found within a lease and a
 /// heartbeat expiry (seconds), so older results reached a coordinator that kept them.
 struct RecentResults {
     /// How long a sent RESULT is kept.
@@ -28,23 +28,22 @@ struct RecentResults {
 
     var isEnabled: Bool { window > .zero && maxBytes > 0 }
 
-    /// Keeps a copy of `message`, a RESULT just sent, and lets go of what is past the window or
-    /// the limit.
+    /// Keeps `message`, a RESULT just sent, as the RESENT of its records, and lets go of what is
+    /// past the window or the limit.
     mutating func keep(_ message: PackedFrames, sentAt now: ContinuousClock.Instant) {
         guard isEnabled, message.bytes.count <= maxBytes else { return }
         // A copy of its size: sharing the writer's buffer would keep all its capacity here, and
         // make the writer allocate that capacity anew for its next message.
-        messages.append((now, PackedFrames(bytes: Array(message.bytes[...]), ends: Array(message.ends[...]))))
+        messages.append((now, WorkerMessage.resent(fromResult: message)))
         bytes += message.bytes.count
         forget(before: now - window)
         while bytes > maxBytes, let oldest = messages.popFirst() { bytes -= oldest.message.bytes.count }
     }
 
-    /// The kept messages still inside the window at `now`, oldest first, each as a RESENT of the
-    /// same records.
+    /// The kept RESENTs still inside the window at `now`, oldest first.
     mutating func resendable(at now: ContinuousClock.Instant) -> [PackedFrames] {
         forget(before: now - window)
-        return messages.map { WorkerMessage.resent(fromResult: $0.message) }
+        return messages.map(\.message)
     }
 
     private mutating func forget(before cutoff: ContinuousClock.Instant) {

@@ -1,14 +1,10 @@
+import ActionTransport
 import ActionWire
 import ZeroMQ
 
 // Following a coordinator group's leader: moving to the next member when one says NOT-LEADER,
 // refuses or drops the connection, or falls silent, and watching the connection for that.
 extension WorkerDriver {
-    /// How often at most a worker moves on when told NOT-LEADER or refused: while no member
-    /// leads (during an election) every member says so or refuses, and the worker goes round
-    /// them at this pace, not as fast as sockets can be made.
-    static let memberMovePause: Duration = .milliseconds(100)
-
     /// A group member that does not lead answered.
     func notLeaderReceived() {
         statistics.notLeaderAnswers += 1
@@ -26,12 +22,11 @@ extension WorkerDriver {
         moveToNextMemberSoon()
     }
 
-    /// Moves to the next member now, or once ``memberMovePause`` has passed since the last move.
+    /// Moves to the next member now, or once `MemberEndpoints.movePause` has passed since the last move.
     func moveToNextMemberSoon() {
         guard pendingMove == nil else { return }
         let connection = connections
-        let wait = movedAt.map { Self.memberMovePause - (.now - $0) } ?? .zero
-        pendingMove = runtime.schedule(after: max(wait, .zero)) { [unowned self] in
+        pendingMove = runtime.schedule(after: MemberEndpoints.waitBeforeMove(lastMovedAt: movedAt, now: .now)) { [unowned self] in
             pendingMove = nil
             // Moved meanwhile (a dropped connection, silence): that move was the answer.
             let wasRegistered = link.isRegistered

@@ -30,10 +30,10 @@ final class WorkerDriver: IOLoopDriver {
     /// The coordinator, or every member of a coordinator group: a silent one is left for the next.
     @exclusivity(unchecked) var members: MemberEndpoints
     /// In a group, the socket's monitor: a member that drops or refuses the connection does not lead
-    /// (now), so the worker moves on, at most every ``memberMovePause``.
+    /// (now), so the worker moves on, at most every `MemberEndpoints.movePause`.
     @exclusivity(unchecked) var connectionEvents: Socket?
     @exclusivity(unchecked) var connections = 0
-    /// When it last moved to another member (moves are paced by ``memberMovePause``).
+    /// When it last moved to another member (moves are paced by `MemberEndpoints.movePause`).
     @exclusivity(unchecked) var movedAt: ContinuousClock.Instant?
     /// The move to the next member that is due (``moveToNextMemberSoon()``), if one is.
     @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
