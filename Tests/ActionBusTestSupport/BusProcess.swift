@@ -10,7 +10,7 @@ import Darwin
 /// One `actionbus` process started by a test, with its output captured to files.
 package final class BusProcess: @unchecked Sendable {
     package let name: String
-    package let process = Process()
+    package let process: SpawnedProcess
     package let stdoutURL: URL
     package let stderrURL: URL
 
@@ -26,20 +26,20 @@ package final class BusProcess: @unchecked Sendable {
         stderrURL = directory.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let executable: String
+        let allArguments: [String]
         if let shellPrefix {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "\(shellPrefix); exec \"$0\" \"$@\"", BusProcess.executable.path] + arguments
+            executable = "/bin/sh"
+            allArguments = ["-c", "\(shellPrefix); exec \"$0\" \"$@\"", BusProcess.executable.path] + arguments
         } else {
-            process.executableURL = program.map { URL(fileURLWithPath: $0) } ?? BusProcess.executable
-            process.arguments = arguments
+            executable = program ?? BusProcess.executable.path
+            allArguments = arguments
         }
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
-        process.environment = merged
-        try process.run()
+        process = try SpawnedProcess(
+            executable: executable, arguments: allArguments, environment: merged, standardOutput: stdoutURL.path,
+            standardError: stderrURL.path)
     }
 
     package var pid: Int32 { process.processIdentifier }
@@ -52,8 +52,8 @@ package final class BusProcess: @unchecked Sendable {
 
     /// Sends a signal to the process by PID.
     ///
-    /// Foundation may report a SIGSTOPped child as no longer running, so a stopped process is
-    /// signalled whatever `isRunning` says (otherwise SIGCONT and SIGKILL would never reach it).
+    /// A stopped process is signalled whatever `isRunning` says, so that SIGCONT and SIGKILL
+    /// always reach it.
     package func signal(_ number: Int32) {
         guard process.isRunning || isStopped else { return }
         kill(pid, number)
@@ -66,7 +66,7 @@ package final class BusProcess: @unchecked Sendable {
     package func waitForExit(timeout: Duration = .seconds(30)) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+            usleep(10_000)
         }
         return process.isRunning ? nil : process.terminationStatus
     }

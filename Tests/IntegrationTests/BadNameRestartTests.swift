@@ -18,21 +18,7 @@ struct BadNameRestartTests {
     /// Runs `script` with the test Python and `arguments`, killing it by PID after `timeout`.
     func runPython(_ script: String, _ arguments: [String], timeout: Duration = .seconds(30)) throws -> (status: Int32, output: String) {
         let python = try #require(MajordomoInteropTests.python, "ACTIONBUS_REQUIRE_PYTHON is set but no Python with pyzmq was found")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = ["-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+        return try SpawnedProcess.run(python.path, ["-c", script] + arguments, timeout: timeout)
     }
 
     @Test(.enabled(if: pythonAvailable, "needs pyzmq: run scripts/test.sh, or set ACTIONBUS_PYTHON"))

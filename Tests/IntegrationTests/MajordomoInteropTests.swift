@@ -30,18 +30,8 @@ struct MajordomoInteropTests {
             client.close()
             print(json.dumps(json.loads(reply[0])))
             """
-        let process = Process()
-        process.executableURL = python
-        process.arguments = ["-c", script, bus.clients]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { process.terminate() }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try SpawnedProcess.run(python.path, ["-c", script, bus.clients])
+        #expect(status == 0, "\(text)")
         let reply = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         #expect(reply?["outcome"] as? String == "success")
         #expect(reply?["action"] as? String == "Echo.say")

@@ -17,16 +17,8 @@ struct NetworkNamespaceTests {
 
     @discardableResult
     static func ip(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw FixtureError(description: "ip \(arguments.joined(separator: " ")): \(text)") }
+        let (status, text) = try SpawnedProcess.run("/usr/bin/env", ["ip"] + arguments)
+        guard status == 0 else { throw FixtureError(description: "ip \(arguments.joined(separator: " ")): \(text)") }
         return text
     }
 
