@@ -11,6 +11,10 @@ package struct MemberEndpoints: Sendable {
     /// Whether the current member named an older epoch than one seen before: a deposed leader
     /// that has not noticed yet. Nothing more it sends is taken, until the next move.
     package private(set) var currentIsDeposed = false
+    /// Where the next move goes: the member another one named as the leader (NOT-LEADER).
+    private var namedLeader: Int?
+    /// When the last move to a named leader was made.
+    private var lastNamedMoveAt: ContinuousClock.Instant?
 
     /// Splits `option` at commas (ZeroMQ endpoints have none).
     package init(_ option: String) {
@@ -23,9 +27,23 @@ package struct MemberEndpoints: Sendable {
     /// round them at this pace, not as fast as sockets can be made.
     package static let movePause: Duration = .milliseconds(100)
 
-    /// How long until the next move, the last made at `movedAt` (none: at once).
-    package static func waitBeforeMove(lastMovedAt movedAt: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Duration {
-        max(movedAt.map { movePause - (now - $0) } ?? .zero, .zero)
+    /// How long until the next move, the last made at `movedAt` (none: at once). A move to a
+    /// member named as the leader goes at once, unless the last such move was less than
+    /// ``movePause`` ago: members naming each other (one has not yet seen the other stop
+    /// leading) are then gone round at the usual pace, not as fast as sockets can be made.
+    package func waitBeforeMove(lastMovedAt movedAt: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Duration {
+        if namedLeader != nil, lastNamedMoveAt.map({ now - $0 >= Self.movePause }) ?? true { return .zero }
+        return max(movedAt.map { Self.movePause - (now - $0) } ?? .zero, .zero)
+    }
+
+    /// A member answered NOT-LEADER naming `leader`'s endpoint: when it is one of these (not the
+    /// current one), the next move goes there; returns whether it will. An endpoint not in the
+    /// list is not followed (the list is the operator's, and a member may publish its endpoint
+    /// as other members reach it, not as this peer does): the move goes to the next as usual.
+    package mutating func leaderNamed(_ leader: String?) -> Bool {
+        guard let leader, let position = all.firstIndex(of: leader), position != index else { return false }
+        namedLeader = position
+        return true
     }
 
     /// The member to connect to now.
@@ -34,9 +52,16 @@ package struct MemberEndpoints: Sendable {
     /// Whether there are several members to choose from.
     package var isGroup: Bool { all.count > 1 }
 
-    /// Moves to the next member (the first after the last) and returns it.
-    package mutating func advance() -> String {
-        index = (index + 1) % all.count
+    /// Moves to the member named as the leader, if one was, else to the next (the first after
+    /// the last), and returns it.
+    package mutating func advance(now: ContinuousClock.Instant = .now) -> String {
+        if let namedLeader {
+            index = namedLeader
+            lastNamedMoveAt = now
+            self.namedLeader = nil
+        } else {
+            index = (index + 1) % all.count
+        }
         currentIsDeposed = false
         return current
     }

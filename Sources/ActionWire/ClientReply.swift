@@ -29,9 +29,10 @@ package enum ClientReply: Sendable, Hashable {
     case replayed(queryID: String, chunk: [UInt8])
     /// ERROR: header, request id (empty when unknown), error code, message.
     case error(requestID: String, code: String, message: String)
-    /// NOT-LEADER: header. A member of a coordinator group that does not lead now answers
+    /// NOT-LEADER: header, then, when the member knows it, the leader's clients endpoint (as
+    /// the leader published it). A member of a coordinator group that does not lead now answers
     /// whatever it is sent with this; nothing sent to it was kept.
-    case notLeader
+    case notLeader(leader: String?)
 
     /// Appends the message's frames to `writer`.
     package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -78,8 +79,9 @@ package enum ClientReply: Sendable, Hashable {
             writer.append(requestID)
             writer.append(code)
             writer.append(message)
-        case .notLeader:
+        case .notLeader(let leader):
             writer.append(WireHeader.bytes(.notLeader))
+            if let leader { writer.append(leader) }
         }
     }
 
@@ -121,7 +123,7 @@ package enum ClientReply: Sendable, Hashable {
                 message: try reader.text("error message")
             )
         case .notLeader:
-            reply = .notLeader
+            reply = .notLeader(leader: reader.remaining > 0 ? try reader.name("leader endpoint") : nil)
         default:
             throw WireError(.unknownCommand, "\(command) is not a coordinator reply")
         }

@@ -170,9 +170,11 @@ package enum WorkerInstruction: Sendable, Hashable {
     /// REPORTING: header, flags (one byte; bit 0 = send BEGAN). Sent after every WELCOME and
     /// whenever what the stream's subscribers want changes.
     case reporting(began: Bool)
-    /// NOT-LEADER: header. A member of a coordinator group that does not lead now answers READY
-    /// and every other message with this; the worker tries the next member.
-    case notLeader
+    /// NOT-LEADER: header, then, when the member knows it, the leader's workers endpoint (as
+    /// the leader published it). A member of a coordinator group that does not lead now
+    /// answers READY and every other message with this; the worker tries that member, or the
+    /// next.
+    case notLeader(leader: String?)
 
     /// Appends the message's frames to `writer`.
     package func encode<Writer: WireFrameWriter>(into writer: inout Writer) {
@@ -211,8 +213,9 @@ package enum WorkerInstruction: Sendable, Hashable {
         case .reporting(let began):
             writer.append(WireHeader.bytes(.reporting))
             writer.append(CollectionOfOne(began ? 1 : 0))
-        case .notLeader:
+        case .notLeader(let leader):
             writer.append(WireHeader.bytes(.workerNotLeader))
+            if let leader { writer.append(leader) }
         }
     }
 
@@ -250,7 +253,7 @@ package enum WorkerInstruction: Sendable, Hashable {
                 throw WireError(.invalidField, "reporting flags 0x\(String(flags[flags.startIndex], radix: 16)) has unknown bits")
             }
             instruction = .reporting(began: flags[flags.startIndex] & 1 == 1)
-        case .workerNotLeader: instruction = .notLeader
+        case .workerNotLeader: instruction = .notLeader(leader: reader.remaining > 0 ? try reader.name("leader endpoint") : nil)
         default: throw WireError(.unknownCommand, "\(command) is not a coordinator instruction")
         }
         try reader.end()

@@ -29,6 +29,11 @@ struct GroupOptions: ParsableArguments {
         discussion: "Default: --clients, a wildcard host replaced by the host of this member's --member endpoint."
     ))
     var advertiseClients: String?
+    @Option(help: ArgumentHelp(
+        "Where workers reach this member's --workers endpoint, for the other members to name while it leads.",
+        discussion: "Default: --workers, a wildcard host replaced by the host of this member's --member endpoint."
+    ))
+    var advertiseWorkers: String?
     @Option(help: "Seconds of the etcd lease: a leader that cannot renew it stops serving within it.")
     var leaseTtl: Int64 = 3
     @Option(help: "In-sync standbys a leader needs to accept new requests (0: a leader alone accepts, which its host's loss loses).")
@@ -38,8 +43,9 @@ struct GroupOptions: ParsableArguments {
 
     func validate() throws {
         guard let group else {
-            if etcd != nil || name != nil || !member.isEmpty || replicationListen != nil || advertiseClients != nil {
-                throw ValidationError("--etcd, --name, --member, --replication-listen and --advertise-clients go with --group")
+            if etcd != nil || name != nil || !member.isEmpty || replicationListen != nil || advertiseClients != nil
+                || advertiseWorkers != nil {
+                throw ValidationError("--etcd, --name, --member, --replication-listen, --advertise-clients and --advertise-workers go with --group")
             }
             return
         }
@@ -81,6 +87,7 @@ struct GroupOptions: ParsableArguments {
         )
         configuration.replicationListen = replicationListen
         configuration.advertisedClientsEndpoint = advertiseClients
+        configuration.advertisedWorkersEndpoint = advertiseWorkers
         configuration.leaseTTLSeconds = leaseTtl
         configuration.minimumInSyncStandbys = minInSyncStandbys
         configuration.coordinator = coordinator

@@ -73,7 +73,7 @@ struct ClientDeposedMemberTests {
                 }
                 // Once the client has both seen epoch 5 and sent the perform.
                 guard pinged, performed != nil else { return false }
-                try leader.reply(.notLeader, to: client)
+                try leader.reply(.notLeader(leader: nil), to: client)
                 return true
             }
             let request = try #require(performed)

@@ -31,9 +31,39 @@ struct MemberEndpointsTests {
     }
 
     @Test func movesArePacedByThePause() {
+        let members = MemberEndpoints("tcp://a:5555,tcp://b:5555")
         let now = ContinuousClock.now
-        #expect(MemberEndpoints.waitBeforeMove(lastMovedAt: nil, now: now) == .zero, "never moved: at once")
-        #expect(MemberEndpoints.waitBeforeMove(lastMovedAt: now - .milliseconds(30), now: now) == MemberEndpoints.movePause - .milliseconds(30))
-        #expect(MemberEndpoints.waitBeforeMove(lastMovedAt: now - .seconds(1), now: now) == .zero)
+        #expect(members.waitBeforeMove(lastMovedAt: nil, now: now) == .zero, "never moved: at once")
+        #expect(members.waitBeforeMove(lastMovedAt: now - .milliseconds(30), now: now) == MemberEndpoints.movePause - .milliseconds(30))
+        #expect(members.waitBeforeMove(lastMovedAt: now - .seconds(1), now: now) == .zero)
+    }
+
+    /// A member that does not lead may name the leader: the next move goes there, at once,
+    /// unless the last move to a named leader was less than a pause ago (two members naming
+    /// each other are gone round at the usual pace).
+    @Test func aNamedLeaderIsTheNextMoveAndGoesAtOnceOncePerPause() {
+        var members = MemberEndpoints("tcp://a:5555,tcp://b:5555,tcp://c:5555")
+        let start = ContinuousClock.now
+        let unnamed = members.leaderNamed(nil)
+        let elsewhere = members.leaderNamed("tcp://elsewhere:5555")
+        let current = members.leaderNamed("tcp://a:5555")
+        #expect(!unnamed)
+        #expect(!elsewhere, "an endpoint not in the list is not followed")
+        #expect(!current, "the current member is not a move")
+        let named = members.leaderNamed("tcp://c:5555")
+        #expect(named)
+        #expect(members.waitBeforeMove(lastMovedAt: start, now: start) == .zero, "to the named leader at once")
+        let first = members.advance(now: start)
+        #expect(first == "tcp://c:5555")
+        let second = members.advance(now: start)
+        #expect(second == "tcp://a:5555", "named once: then in order again")
+        // a named b straight after: paced, since a named move was just made.
+        let namedAgain = members.leaderNamed("tcp://b:5555")
+        #expect(namedAgain)
+        let soon = start + .milliseconds(10)
+        #expect(members.waitBeforeMove(lastMovedAt: start, now: soon) == MemberEndpoints.movePause - .milliseconds(10))
+        #expect(members.waitBeforeMove(lastMovedAt: start, now: start + MemberEndpoints.movePause) == .zero)
+        let third = members.advance(now: soon)
+        #expect(third == "tcp://b:5555")
     }
 }

@@ -122,10 +122,15 @@ struct WireGoldenTests {
             #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [flag]])) == .reporting(began: began))
         }
         #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [2]])) }
-        // A group member that does not lead: NOT-LEADER is a header alone, to workers as to clients.
-        #expect(encoded { WorkerInstruction.notLeader.encode(into: &$0) } == [Self.h(0x39)])
-        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x39)])) == .notLeader)
+        // A group member that does not lead: NOT-LEADER is a header, then the leader's endpoint
+        // when the member knows it, to workers as to clients.
+        #expect(encoded { WorkerInstruction.notLeader(leader: nil).encode(into: &$0) } == [Self.h(0x39)])
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x39)])) == .notLeader(leader: nil))
+        let named = WorkerInstruction.notLeader(leader: "tcp://10.0.0.2:5556")
+        #expect(encoded { named.encode(into: &$0) } == [Self.h(0x39), Self.t("tcp://10.0.0.2:5556")])
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x39), Self.t("tcp://10.0.0.2:5556")])) == named)
         #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x39), [0]])) }
+        #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x39), Self.t("tcp://a:1"), Self.t("x")])) }
         let catalog = WorkerMessage.catalog(json: Self.t(#"{"actions":[],"features":[]}"#))
         #expect(encoded { catalog.encode(into: &$0) } == [Self.h(0x27), Self.t(#"{"actions":[],"features":[]}"#)])
         #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x27), Self.t("{}")])) == .catalog(json: Self.t("{}")))
@@ -300,7 +305,8 @@ struct WireGoldenTests {
             (.queues(queryID: "q7", json: Self.t("{}")), [Self.h(0x19), Self.t("q7"), Self.t("{}")]),
             (.error(requestID: "", code: "unsupportedVersion", message: "v9"),
              [Self.h(0x15), [], Self.t("unsupportedVersion"), Self.t("v9")]),
-            (.notLeader, [Self.h(0x1B)]),
+            (.notLeader(leader: nil), [Self.h(0x1B)]),
+            (.notLeader(leader: "tcp://10.0.0.2:5555"), [Self.h(0x1B), Self.t("tcp://10.0.0.2:5555")]),
         ]
         for (reply, frames) in cases {
             #expect(encoded { reply.encode(into: &$0) } == frames)

@@ -1,10 +1,12 @@
 import ActionBusTestSupport
 import ActionClient
 import ActionJournal
+import ActionWire
 import ExampleFeatures
 import Foundation
 import GroupLeadership
 import Testing
+import ZeroMQ
 
 /// A coordinator group (`actionbus coordinator --group`): three members, etcd deciding who
 /// leads, clients and workers given every member. Under load, the leader is killed, or paused
@@ -120,6 +122,50 @@ struct CoordinatorGroupTests {
         let echoed = try await client.perform(EchoFeature.say, .init(text: "found"), timeout: .seconds(8))
         #expect(echoed.text == "found")
         await client.close()
+    }
+
+    /// A standby's NOT-LEADER names where the leader serves, as the leader published it in etcd:
+    /// its clients endpoint to clients, its workers endpoint to workers. A client or worker
+    /// that has that endpoint in its list goes there next, at once.
+    @Test func aStandbysNotLeaderNamesTheLeadersEndpoints() async throws {
+        let group = try await CoordinatorGroup(bus: try BusFixture())
+        let leader = try #require(try await group.leader())
+        let leaderMember = try #require(group.members.first { $0.name == leader.member })
+        let standby = try #require(group.members.first { $0.name != leader.member })
+        let context = try ZMQContext()
+        defer { _ = context.terminate() }
+
+        /// Sends `message` to `endpoint` until a NOT-LEADER naming a leader comes back (the
+        /// standby reads the leader's endpoints from etcd once it has seen it lead).
+        func namedLeader(at endpoint: String, sending message: WireFrameList, decode: (WireFrameList) throws -> String?) throws -> String? {
+            let socket = try Socket(context, type: .dealer)
+            defer { socket.close() }
+            try socket.setOption(.linger, 0)
+            try socket.setOption(.receiveTimeout, 500)
+            try socket.connect(endpoint)
+            let deadline = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < deadline {
+                try socket.send(Multipart(message.frames))
+                guard let reply = try? socket.receiveBusMessage() else { continue }
+                if let named = try decode(WireFrameList(reply.frames)) { return named }
+                usleep(100_000)
+            }
+            return nil
+        }
+        var ping = WireFrameList()
+        ClientMessage.ping.encode(into: &ping)
+        let toClients = try namedLeader(at: standby.clients, sending: ping) { frames in
+            guard case let .notLeader(leader) = try ClientReply.decode(frames) else { return nil }
+            return leader
+        }
+        #expect(toClients == leaderMember.clients)
+        var ready = WireFrameList()
+        WorkerMessage.ready(WorkerRegistration(name: "probe", credits: 1, actions: ["Echo.say"], running: [])).encode(into: &ready)
+        let toWorkers = try namedLeader(at: standby.workers, sending: ready) { frames in
+            guard case let .notLeader(leader) = try WorkerInstruction.decode(frames) else { return nil }
+            return leader
+        }
+        #expect(toWorkers == leaderMember.workers)
     }
 
     /// An unmodified Majordomo client (the zguide's `mdcliapi`) knows one broker. Given a member

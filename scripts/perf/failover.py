@@ -122,12 +122,19 @@ def main():
             time.sleep(1)
             leader, _ = etcd_get(etcd_port, "/actionbus/f/leader")
             signalled_at = time.monotonic()
+            if arguments.keep:
+                # Wall-clock time, to line the round up with the members' logs.
+                now = time.time()
+                stamp = time.strftime("%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}"
+                print(f"round {round_number}: {kind} of {leader} at {stamp}", file=sys.stderr)
             members[leader].send_signal(signal.SIGKILL if kind == "kill" else signal.SIGTERM)
             # Outcomes that arrive within 2 ms of the signal may still be the old leader's.
             after = lambda: [entry for entry in arrivals if entry[0] > signalled_at + 0.002]
             wait_for(lambda: after(), 60, f"an outcome after round {round_number}'s {kind}")
             first = after()[0]
             figures[kind].append(first[0] - signalled_at)
+            if arguments.keep:
+                print(f"round {round_number}: first outcome after {first[0] - signalled_at:.3f} s", file=sys.stderr)
             members[leader].wait(timeout=30)
             start_member(leader)
             wait_for(in_sync, 60, f"three members in sync after round {round_number}")

@@ -33,6 +33,17 @@ extension ClientDriver {
         resendQueries()
     }
 
+    /// A member that does not lead answered, naming the leader's endpoint when it knows it:
+    /// the client moves there (at once, see `MemberEndpoints.waitBeforeMove`), or to the next.
+    func notLeaderReceived(naming leader: String?) {
+        if members.leaderNamed(leader), let move = pendingMove {
+            // A paced move to the next member gives way to one to the leader.
+            runtime.cancel(move)
+            pendingMove = nil
+        }
+        moveToNextMemberSoon()
+    }
+
     /// The member answered PING with an epoch older than one seen: a leader deposed since (a
     /// pause past its lease, a cut from etcd) that has not noticed yet. Nothing more it sends
     /// is taken; the client moves on (what is outstanding goes again there).
@@ -49,7 +60,7 @@ extension ClientDriver {
     func moveToNextMemberSoon() {
         guard pendingMove == nil else { return }
         let connection = connections
-        pendingMove = runtime.schedule(after: MemberEndpoints.waitBeforeMove(lastMovedAt: movedAt, now: .now)) { [unowned self] in
+        pendingMove = runtime.schedule(after: members.waitBeforeMove(lastMovedAt: movedAt, now: .now)) { [unowned self] in
             pendingMove = nil
             // Moved meanwhile (a refusal, silence): that move was the answer.
             guard connection == connections else { return }

@@ -364,7 +364,9 @@ final class ClientDriver: IOLoopDriver {
                 logger.warning("malformed reply from coordinator", metadata: ["wire.error": "\(error)"])
                 continue
             }
-            if reply != .notLeader, let move = pendingMove {
+            if case .notLeader = reply {
+                // Handled below.
+            } else if let move = pendingMove {
                 // The member answers after all (it refused while it was still binding): stay.
                 runtime.cancel(move)
                 pendingMove = nil
@@ -387,8 +389,8 @@ final class ClientDriver: IOLoopDriver {
                     continue
                 }
                 carryOut(watch.pongReceived(instance: instance))
-            case .notLeader:
-                moveToNextMemberSoon()
+            case .notLeader(let leader):
+                notLeaderReceived(naming: leader)
             case .error(let requestID, let code, let message):
                 logger.warning("coordinator refused a message", metadata: ["error.code": "\(code)", "error.message": "\(message)"])
                 if let call = settle(requestID) {

@@ -41,9 +41,14 @@ public struct GroupConfiguration: Sendable {
     public var replicationListen: String?
     /// Where clients reach this member's clients endpoint, published in etcd for the other
     /// members: while this member leads, a member that does not forwards Majordomo clients
-    /// there. `nil`: the clients endpoint, a wildcard host (`*`, `0.0.0.0`) replaced by the host
-    /// of this member's `members` endpoint (which the other members reach).
+    /// there and names it in its NOT-LEADER answers. `nil`: the clients endpoint, a wildcard
+    /// host (`*`, `0.0.0.0`) replaced by the host of this member's `members` endpoint (which
+    /// the other members reach).
     public var advertisedClientsEndpoint: String?
+    /// Where workers reach this member's workers endpoint, published in etcd for the other
+    /// members to name in their NOT-LEADER answers while this member leads. `nil`: the workers
+    /// endpoint, a wildcard host replaced as for ``advertisedClientsEndpoint``.
+    public var advertisedWorkersEndpoint: String?
     /// The etcd lease's time to live, in seconds: a leader that cannot renew it stops serving
     /// within it, and a successor takes over after it.
     public var leaseTTLSeconds: Int64 = 3
@@ -71,10 +76,19 @@ public struct GroupConfiguration: Sendable {
     /// What this member publishes as its clients endpoint; `nil` when neither it nor a
     /// default can be told (the clients and replication endpoints both have wildcard hosts).
     package var clientsEndpointToAdvertise: String? {
-        if let advertisedClientsEndpoint { return advertisedClientsEndpoint }
-        let clients = coordinator.clientsEndpoint
-        guard let (scheme, host, port) = Self.parts(of: clients) else { return clients }
-        guard Self.isWildcard(host) else { return clients }
+        advertisedClientsEndpoint ?? reachable(coordinator.clientsEndpoint)
+    }
+
+    /// What this member publishes as its workers endpoint, by the same rule.
+    package var workersEndpointToAdvertise: String? {
+        advertisedWorkersEndpoint ?? reachable(coordinator.workersEndpoint)
+    }
+
+    /// `endpoint` as the other members reach it: a wildcard host replaced by the host of this
+    /// member's replication endpoint; `nil` when that has a wildcard host too.
+    private func reachable(_ endpoint: String) -> String? {
+        guard let (scheme, host, port) = Self.parts(of: endpoint) else { return endpoint }
+        guard Self.isWildcard(host) else { return endpoint }
         guard let replication = members.first(where: { $0.name == name })?.replicationEndpoint,
               let (_, replicationHost, _) = Self.parts(of: replication), !Self.isWildcard(replicationHost) else { return nil }
         return "\(scheme)://\(replicationHost):\(port)"

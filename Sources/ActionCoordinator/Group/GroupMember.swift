@@ -20,10 +20,10 @@ public final class GroupMember: Service, Sendable {
     let client: EtcdClient
     /// What the HTTP side reads (``status()``, ``servingCoordinator``), as terms come and go.
     let state: GroupMemberState
-    /// Where each member serves clients, in etcd: this one's published, the leader's read.
-    private let clientsRecord: MemberClientsRecord
-    /// Where this member, while it does not lead, forwards Majordomo clients.
-    private let majordomoForwarding: MajordomoForwarding
+    /// Where each member serves clients and workers, in etcd: this one's published, the leader's read.
+    private let endpointsRecord: MemberEndpointsRecord
+    /// Where this member, while it does not lead, points clients and workers.
+    private let leaderEndpoints: LeaderEndpointsLookup
     private let logger: Logger
 
     /// Checks the configuration; the member talks to etcd only once it runs.
@@ -34,8 +34,8 @@ public final class GroupMember: Service, Sendable {
         self.configuration = configuration
         client = EtcdClient(endpoints: configuration.etcdEndpoints)
         state = GroupMemberState(group: configuration.group, member: configuration.name)
-        clientsRecord = MemberClientsRecord(client: client, group: configuration.group)
-        majordomoForwarding = MajordomoForwarding(record: clientsRecord, member: configuration.name)
+        endpointsRecord = MemberEndpointsRecord(client: client, group: configuration.group)
+        leaderEndpoints = LeaderEndpointsLookup(record: endpointsRecord, member: configuration.name)
         var logger = logger
         logger[metadataKey: "group"] = "\(configuration.group)"
         logger[metadataKey: "member"] = "\(configuration.name)"
@@ -74,16 +74,16 @@ public final class GroupMember: Service, Sendable {
         let (events, sink) = AsyncStream<Event>.makeStream()
         let elector = LeaderElector(client: client, configuration: electorConfiguration, logger: logger)
         let electorTask = Task { await elector.run() }
-        Task { [state, majordomoForwarding] in
+        Task { [state, leaderEndpoints] in
             for await change in elector.changes {
                 if case let .leaderSeen(view) = change {
                     state.observed(view)
-                    majordomoForwarding.leaderSeen(view)
+                    leaderEndpoints.leaderSeen(view)
                 }
                 sink.yield(.leadership(change))
             }
         }
-        Task { await self.publishClientsEndpoint() }
+        Task { await self.publishEndpoints() }
         defer { sink.finish() }
         func endTerm() async {
             electorTask.cancel()
@@ -99,7 +99,7 @@ public final class GroupMember: Service, Sendable {
         }
         let standbyTask = Self.watch(.standby, sink: sink) { try await standby.run() }
         let redirector = await makeRedirector()
-        majordomoForwarding.attach(redirector)
+        leaderEndpoints.attach(redirector)
         let epoch: Int64?
         do {
             epoch = try await Self.nextLeadership(events)
@@ -171,22 +171,30 @@ public final class GroupMember: Service, Sendable {
 
     /// Stops the term's redirector (its endpoints are the coordinator's next).
     private func stopRedirecting(_ redirector: MemberRedirector?) async {
-        majordomoForwarding.attach(nil)
+        leaderEndpoints.attach(nil)
         await redirector?.stop()
     }
 
-    /// Publishes where this member serves clients, for the others to forward Majordomo
-    /// clients to while it leads. Without it they are not forwarded here: said in the log.
-    private func publishClientsEndpoint() async {
-        guard let endpoint = configuration.clientsEndpointToAdvertise else {
-            logger.warning("""
-                no clients endpoint to publish (--clients and --member have wildcard hosts; set --advertise-clients): \
-                members that do not lead will not forward Majordomo clients to this one
-                """)
-            return
-        }
-        if await !clientsRecord.publish(endpoint, for: configuration.name) {
-            logger.warning("cannot publish this member's clients endpoint in etcd; trying again next term", metadata: ["endpoint.clients": "\(endpoint)"])
+    /// Publishes where this member serves clients and workers, for the others to point them to
+    /// (and forward Majordomo clients to) while it leads. Without it they are not: said in the log.
+    private func publishEndpoints() async {
+        let advertised: [(MemberEndpointsRecord.Role, String?, String)] = [
+            (.clients, configuration.clientsEndpointToAdvertise, "--clients"),
+            (.workers, configuration.workersEndpointToAdvertise, "--workers"),
+        ]
+        for (role, endpoint, option) in advertised {
+            guard let endpoint else {
+                logger.warning("""
+                    no \(role.rawValue) endpoint to publish (\(option) and --member have wildcard hosts; set --advertise-\(role.rawValue)): \
+                    members that do not lead will not point \(role.rawValue) to this one
+                    """)
+                continue
+            }
+            if await !endpointsRecord.publish(endpoint, role: role, for: configuration.name) {
+                logger.warning("cannot publish this member's endpoint in etcd; trying again next term", metadata: [
+                    "endpoint.\(role.rawValue)": "\(endpoint)",
+                ])
+            }
         }
     }
 

@@ -3,11 +3,11 @@ import Logging
 import ZeroMQ
 
 /// While its member does not lead, answers on the member's clients and workers endpoints: every
-/// ActionBus message gets NOT-LEADER, so a client or worker that tried this member moves on to
-/// the next at once instead of waiting out two heartbeats of silence. A Majordomo client, which
-/// knows one broker and has no such answer, has its requests forwarded to the leader's clients
-/// endpoint (``forwardMajordomo(to:)``) and the replies relayed back; Majordomo workers get no
-/// answer (they are counted).
+/// ActionBus message gets NOT-LEADER, naming the leader's endpoint for that kind of peer when
+/// known (``pointTo(_:)``), so a client or worker that tried this member moves on to the leader
+/// at once instead of waiting out two heartbeats of silence. A Majordomo client, which knows one
+/// broker and has no such answer, has its requests forwarded to the leader's clients endpoint
+/// and the replies relayed back; Majordomo workers get no answer (they are counted).
 ///
 /// It has a ZeroMQ context of its own, terminated when it stops: once ``stop()`` returns, the
 /// endpoints are free for the coordinator its member starts when it wins.
@@ -16,7 +16,13 @@ final class MemberRedirector: Sendable {
     private let authenticator: ZAPAuthenticator?
     private let loop: IOLoop<MemberRedirectorDriver>
     private let logger: Logger
-    private let leaderClients: Locked<String?>
+    private let leader: Locked<LeaderEndpoints>
+
+    /// Where the leader serves, as it published it; `nil` while not known.
+    struct LeaderEndpoints: Equatable, Sendable {
+        var clients: String?
+        var workers: String?
+    }
 
     /// How long it tries to bind while the last term's coordinator lets its endpoints go.
     static let bindPatience: Duration = .seconds(2)
@@ -30,12 +36,12 @@ final class MemberRedirector: Sendable {
         let authenticator = try configuration.curve.map { curve in
             try ZAPAuthenticator(context: context) { curve.decide($0) }
         }
-        let leaderClients = Locked<String?>(nil)
+        let leader = Locked(LeaderEndpoints())
         let deadline = ContinuousClock.now + Self.bindPatience
         while true {
             do {
-                loop = try IOLoop(name: "redirector-io", context: context) { [leaderClients] runtime in
-                    try MemberRedirectorDriver(runtime: runtime, configuration: configuration, leaderClients: leaderClients)
+                loop = try IOLoop(name: "redirector-io", context: context) { [leader] runtime in
+                    try MemberRedirectorDriver(runtime: runtime, configuration: configuration, leader: leader)
                 }
                 break
             } catch let error as ZMQError where error.code == .addressInUse && ContinuousClock.now < deadline {
@@ -48,14 +54,14 @@ final class MemberRedirector: Sendable {
         }
         self.context = context
         self.authenticator = authenticator
-        self.leaderClients = leaderClients
+        self.leader = leader
         self.logger = logger
     }
 
-    /// Forwards Majordomo clients' requests to `endpoint`, the leader's clients endpoint; `nil`
-    /// while no leader's is known (they are not answered then).
-    func forwardMajordomo(to endpoint: String?) {
-        leaderClients.withLock { $0 = endpoint }
+    /// Names `endpoints` in NOT-LEADER answers, and forwards Majordomo clients' requests to the
+    /// clients endpoint (while none is known they are not answered).
+    func pointTo(_ endpoints: LeaderEndpoints) {
+        leader.withLock { $0 = endpoints }
     }
 
     /// Stops answering and frees the endpoints (the context's termination waits for its

@@ -4,7 +4,8 @@ import Locking
 import ZeroMQ
 
 /// The I/O loop side of ``MemberRedirector``: two ROUTERs, bound as the coordinator binds
-/// them, each ActionBus message answered NOT-LEADER in the protocol of the socket it came on,
+/// them, each ActionBus message answered NOT-LEADER in the protocol of the socket it came on
+/// (naming the leader's endpoint for it, when known),
 /// and each Majordomo client's request forwarded to the leader's clients endpoint, its reply
 /// relayed back, through a DEALER of the client's own (so each client's replies keep their
 /// order, and the leader sees one peer per client).
@@ -38,8 +39,8 @@ final class MemberRedirectorDriver: IOLoopDriver {
     private let runtime: IOLoopRuntime
     private let clients: Socket
     private let workers: Socket
-    /// The leader's clients endpoint as it published it, when known.
-    private let leaderClients: Locked<String?>
+    /// The leader's endpoints as it published them, when known.
+    private let leader: Locked<MemberRedirector.LeaderEndpoints>
     private var forwards: [[UInt8]: Forward] = [:]
     private(set) var counts = Counts()
     private var incoming = Multipart()
@@ -48,9 +49,9 @@ final class MemberRedirectorDriver: IOLoopDriver {
     private var passing = Multipart()
     private var outgoing = PackedFrames()
 
-    init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, leaderClients: Locked<String?>) throws {
+    init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, leader: Locked<MemberRedirector.LeaderEndpoints>) throws {
         self.runtime = runtime
-        self.leaderClients = leaderClients
+        self.leader = leader
         clients = try runtime.makeSocket(.router)
         workers = try runtime.makeSocket(.router)
         do {
@@ -67,15 +68,20 @@ final class MemberRedirectorDriver: IOLoopDriver {
             workers.close()
             throw error
         }
-        runtime.register(clients) { [unowned self] _ in answer(on: clients, with: .notLeader, counting: \.clients, forwardingMajordomo: true) }
-        runtime.register(workers) { [unowned self] _ in answer(on: workers, with: .workerNotLeader, counting: \.workers) }
+        runtime.register(clients) { [unowned self] _ in
+            answer(on: clients, with: .notLeader, naming: \.clients, counting: \.clients, forwardingMajordomo: true)
+        }
+        runtime.register(workers) { [unowned self] _ in answer(on: workers, with: .workerNotLeader, naming: \.workers, counting: \.workers) }
     }
 
-    /// Answers what waits on `socket` with `command` (a header alone: NOT-LEADER has no body),
-    /// and forwards a Majordomo client's request to the leader when `forwardingMajordomo`.
+    /// Answers what waits on `socket` with `command`, NOT-LEADER, naming the leader's endpoint at
+    /// `endpoint` when known, and forwards a Majordomo client's request to the leader when
+    /// `forwardingMajordomo`.
     private func answer(
-        on socket: Socket, with command: WireCommand, counting counter: WritableKeyPath<Counts, Int>, forwardingMajordomo: Bool = false
+        on socket: Socket, with command: WireCommand, naming endpoint: KeyPath<MemberRedirector.LeaderEndpoints, String?>,
+        counting counter: WritableKeyPath<Counts, Int>, forwardingMajordomo: Bool = false
     ) {
+        let named = leader.withLock { $0[keyPath: endpoint] }
         for _ in 0..<Self.batchSize {
             guard socket.receiveBusMessageIfAvailable(into: &incoming, envelope: 1) else { return }
             if forwardingMajordomo, incoming.count >= 3, MajordomoRequest.matches(incoming.packedFrames, at: 1) {
@@ -89,6 +95,7 @@ final class MemberRedirectorDriver: IOLoopDriver {
             outgoing.removeAll()
             outgoing.append(incoming[0])
             outgoing.append(WireHeader.bytes(command))
+            if let named { outgoing.append(named) }
             // A peer whose queue is full is not waiting for this answer.
             if (try? socket.sendBusMessage(outgoing, envelope: 1, options: .dontWait)) != nil {
                 counts[keyPath: counter] += 1
@@ -101,7 +108,7 @@ final class MemberRedirectorDriver: IOLoopDriver {
     /// Sends the Majordomo request in `incoming` (after the client's routing id) to the leader,
     /// as it came, on the client's own DEALER.
     private func forwardToLeader() {
-        guard let target = leaderClients.withLock({ $0 }) else {
+        guard let target = leader.withLock({ $0.clients }) else {
             counts.unanswered += 1
             return
         }

@@ -5,9 +5,15 @@ import ZeroMQ
 // Following a coordinator group's leader: moving to the next member when one says NOT-LEADER,
 // refuses or drops the connection, or falls silent, and watching the connection for that.
 extension WorkerDriver {
-    /// A group member that does not lead answered.
-    func notLeaderReceived() {
+    /// A group member that does not lead answered, naming the leader's endpoint when it knows
+    /// it: the worker moves there (at once, see `MemberEndpoints.waitBeforeMove`), or to the next.
+    func notLeaderReceived(naming leader: String?) {
         statistics.notLeaderAnswers += 1
+        if members.leaderNamed(leader), let move = pendingMove {
+            // A paced move to the next member gives way to one to the leader.
+            runtime.cancel(move)
+            pendingMove = nil
+        }
         moveToNextMemberSoon()
     }
 
@@ -26,7 +32,7 @@ extension WorkerDriver {
     func moveToNextMemberSoon() {
         guard pendingMove == nil else { return }
         let connection = connections
-        pendingMove = runtime.schedule(after: MemberEndpoints.waitBeforeMove(lastMovedAt: movedAt, now: .now)) { [unowned self] in
+        pendingMove = runtime.schedule(after: members.waitBeforeMove(lastMovedAt: movedAt, now: .now)) { [unowned self] in
             pendingMove = nil
             // Moved meanwhile (a dropped connection, silence): that move was the answer.
             let wasRegistered = link.isRegistered

@@ -292,8 +292,8 @@ final class WorkerDriver: IOLoopDriver {
                     apply(switches)
                 case .reporting(let began):
                     reportsBegan = began
-                case .notLeader:
-                    notLeaderReceived()
+                case .notLeader(let leader):
+                    notLeaderReceived(naming: leader)
                 case .cancel(let requestID):
                     // The coordinator has already answered the client; stop the work (the action
                     // sees it through its context) and free the credit when it ends.
