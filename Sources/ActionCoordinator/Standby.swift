@@ -18,18 +18,22 @@ public final class Standby: Service, Sendable {
     /// The endpoint bound, with the port chosen for `*`.
     public let endpoint: String
 
-    /// Opens the journal in `dataDirectory` and binds `listen`.
+    /// Opens the journal in `dataDirectory` and binds `listen`; `onLeaderSteppingDown` runs
+    /// (on the standby's thread) when the leader it copies says it is stepping down.
     ///
     /// - Throws: a ``ActionJournal/JournalError`` when the directory is in use or not a
     ///   journal's; a ``ZMQError`` when the endpoint cannot be bound.
-    public init(listen: String, dataDirectory: String, context: ZMQContext? = nil, logger: Logger = Logger(label: "actionbus.standby")) throws {
+    public init(
+        listen: String, dataDirectory: String, context: ZMQContext? = nil, logger: Logger = Logger(label: "actionbus.standby"),
+        onLeaderSteppingDown: @escaping @Sendable () -> Void = {}
+    ) throws {
         let context = try context ?? ZMQContext()
         let (fatalErrors, fatalErrorSink) = AsyncStream<any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let bound = Locked<String?>(nil)
         loop = try IOLoop(name: "standby-io", context: context) { runtime in
             let driver = try StandbyDriver(
                 runtime: runtime, listen: listen, dataDirectory: dataDirectory, logger: logger,
-                onFatalError: { fatalErrorSink.yield($0) }
+                onFatalError: { fatalErrorSink.yield($0) }, onLeaderSteppingDown: onLeaderSteppingDown
             )
             bound.withLock { $0 = driver.endpoint }
             return driver

@@ -11,6 +11,7 @@
 ///   a gap: messages dropped on the way) asks for a snapshot.
 /// - A probe is answered with the position when it holds the probe's sequence, and with a
 ///   request for a snapshot when it does not.
+/// - A leader stepping down is heard only from the stream followed (the leader it copies).
 package struct ReplicaPosition: Equatable, Sendable {
     /// What to do with a message.
     package enum Decision: Equatable, Sendable {
@@ -24,6 +25,8 @@ package struct ReplicaPosition: Equatable, Sendable {
         case resync
         /// Refuse: the sender's epoch is older than one already seen.
         case staleEpoch
+        /// The leader it follows is stepping down: look for its successor now.
+        case leaderSteppingDown
         /// Not a message a standby takes (an acknowledgement sent the wrong way).
         case ignore
     }
@@ -57,6 +60,8 @@ package struct ReplicaPosition: Equatable, Sendable {
         case .probe:
             // Sent after everything it counts, on the same connection: what is missing now was lost.
             return stream == message.stream && sequence >= message.sequence ? .alreadyHave : .resync
+        case .steppingDown:
+            return stream != nil && stream == message.stream ? .leaderSteppingDown : .ignore
         case .acknowledged, .resync, .staleEpoch, .held:
             return .ignore
         }

@@ -28,6 +28,10 @@ package struct ReplicationMessage: Equatable, Sendable {
         /// ``JournalPrefix`` (the payload), so the leader may send a `tail` instead of a
         /// snapshot. A leader that does not know it ignores it and sends a snapshot.
         case held = 8
+        /// Leader → standby, as a leader stops (its last commit sent before it): it is giving
+        /// up the leader key, so a standby may read the key at once rather than at its next
+        /// poll, and a successor takes over sooner. No answer.
+        case steppingDown = 9
     }
 
     package static let magic: [UInt8] = Array("ABRP".utf8)
@@ -58,7 +62,7 @@ package struct ReplicationMessage: Equatable, Sendable {
     private static func carriesPayload(_ kind: Kind) -> Bool {
         switch kind {
         case .snapshot, .append, .tail, .held: true
-        case .acknowledged, .resync, .staleEpoch, .probe: false
+        case .acknowledged, .resync, .staleEpoch, .probe, .steppingDown: false
         }
     }
 

@@ -14,7 +14,10 @@ import Logging
 /// watch over the JSON gateway is one long streaming answer, which needs a connection read as
 /// it arrives and set up again after every etcd restart or change of endpoint (``PlainHTTP``
 /// reads whole answers within a deadline; URLSession on Linux has no streaming `bytes(for:)`);
-/// a poll needs none of that, and 250 ms adds little to a failover bounded by a 3 s lease.
+/// a poll needs none of that, and 250 ms adds little to a failover bounded by a 3 s lease. A
+/// graceful handover does not wait for it: a leader that steps down tells its standbys, and
+/// each reads the key every `handoverPollInterval` until it is released
+/// (``leaderSteppingDown()``).
 ///
 /// Serving is gated by time, not by messages: ``servingEpoch()`` answers from the lease's fence
 /// deadline at the moment it is asked, so a host that checks it before each reply never replies
@@ -30,6 +33,9 @@ package final class LeaderElector: Sendable {
         package var campaign: LeaderCampaign.Configuration
         /// How often the leader key is read.
         package var pollInterval: Duration
+        /// How often it is read while the leader steps down, and for how long at most.
+        package var handoverPollInterval: Duration = .milliseconds(20)
+        package var handoverPollLimit: Duration = .seconds(2)
         /// The longest gap between two ticks.
         package var maximumTickInterval: Duration
         /// What else must hold for this member to win (see ``CampaignCondition``).
@@ -73,6 +79,8 @@ package final class LeaderElector: Sendable {
     /// The etcd requests the campaign asked for, carried out by ``run()``.
     let requests: AsyncStream<LeaderCampaign.Action>
     let requestsContinuation: AsyncStream<LeaderCampaign.Action>.Continuation
+    /// The reads of a leader stepping down, while they run.
+    let handoverPoll = Locked<Task<Void, Never>?>(nil)
 
     package init(client: EtcdClient, configuration: Configuration, logger: Logger = Logger(label: "actionbus.group")) {
         self.client = client
@@ -112,6 +120,27 @@ package final class LeaderElector: Sendable {
         handle(.journalStalled)
     }
 
+    /// The leader said it is stepping down: reads the leader key every `handoverPollInterval`
+    /// until it names someone else or no one (the campaign then runs at once), for at most
+    /// `handoverPollLimit`. A leader that is gone, not stepping down, leaves the key to its lease.
+    package func leaderSteppingDown() {
+        let stepping: LeaderRecord? = campaign.withLock { if case let .held(record) = $0.leaderView { record } else { nil } }
+        guard let stepping, stepping.member != configuration.member else { return }
+        let task = Task { [configuration] in
+            let until = ContinuousClock.now + configuration.handoverPollLimit
+            while !Task.isCancelled, ContinuousClock.now < until {
+                await readLeaderKey()
+                let stillHeld = campaign.withLock { if case let .held(record) = $0.leaderView { record == stepping } else { false } }
+                guard stillHeld else { return }
+                try? await Task.sleep(for: configuration.handoverPollInterval)
+            }
+        }
+        handoverPoll.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+    }
+
     /// Campaigns until cancelled; then stops serving and revokes its lease (a graceful handover).
     /// Call it once.
     package func run() async {
@@ -124,6 +153,7 @@ package final class LeaderElector: Sendable {
                 group.addTask { await self.perform(request) }
             }
         }
+        handoverPoll.withLock { $0?.cancel() }
         let revokes = handle(.shutdown).compactMap { action -> Int64? in
             if case let .revokeLease(id) = action { id } else { nil }
         }
@@ -183,17 +213,22 @@ package final class LeaderElector: Sendable {
     /// Reads the leader key every `pollInterval`.
     private func pollUntilCancelled() async {
         while !Task.isCancelled {
-            do {
-                let read = try await client.range(.key(configuration.leaderKey))
-                handle(.leaderObserved(read.first.map(LeaderRecord.init), revision: read.revision))
-            } catch {
-                logger.debug("leader key not read", metadata: ["error": "\(error)"])
-            }
+            await readLeaderKey()
             do {
                 try await Task.sleep(for: configuration.pollInterval)
             } catch {
                 return
             }
+        }
+    }
+
+    /// Reads the leader key once and feeds what it says to the campaign.
+    private func readLeaderKey() async {
+        do {
+            let read = try await client.range(.key(configuration.leaderKey))
+            handle(.leaderObserved(read.first.map(LeaderRecord.init), revision: read.revision))
+        } catch {
+            logger.debug("leader key not read", metadata: ["error": "\(error)"])
         }
     }
 }

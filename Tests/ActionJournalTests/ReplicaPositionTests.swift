@@ -57,6 +57,17 @@ struct ReplicaPositionTests {
         #expect(position.decide(ReplicationMessage(.probe, epoch: 0, stream: 5, sequence: 4)) == .resync, "sequence 4 was lost")
     }
 
+    /// Only the leader the standby copies may say it is stepping down.
+    @Test func aLeaderSteppingDownIsHeardFromTheStreamFollowedOnly() {
+        var position = ReplicaPosition(epoch: 3)
+        let steppingDown = ReplicationMessage(.steppingDown, epoch: 3, stream: 5, sequence: 9)
+        #expect(position.decide(steppingDown) == .ignore, "a restarted standby follows no stream yet")
+        position.applied(message(.snapshot, epoch: 3, sequence: 9))
+        #expect(position.decide(steppingDown) == .leaderSteppingDown)
+        #expect(position.decide(ReplicationMessage(.steppingDown, epoch: 3, stream: 6, sequence: 1)) == .ignore, "another leader's stream")
+        #expect(position.decide(ReplicationMessage(.steppingDown, epoch: 2, stream: 5, sequence: 9)) == .staleEpoch)
+    }
+
     @Test func answersAreNotAppliedByAStandby() {
         var position = ReplicaPosition()
         #expect(position.decide(ReplicationMessage(.acknowledged, epoch: 0, stream: 5, sequence: 1)) == .ignore)

@@ -6,7 +6,7 @@ import Testing
 struct ReplicationMessageTests {
     @Test func everyKindComesBackAsItWasSent() throws {
         let prefix = JournalPrefix(length: 3, checksum: 0xCAFE_F00D).encoded
-        for kind in [ReplicationMessage.Kind.snapshot, .append, .acknowledged, .resync, .staleEpoch, .probe, .tail, .held] {
+        for kind in [ReplicationMessage.Kind.snapshot, .append, .acknowledged, .resync, .staleEpoch, .probe, .tail, .held, .steppingDown] {
             let payload: [UInt8]? = switch kind {
             case .snapshot, .append: [1, 2, 3, 0xFF]
             case .tail: prefix + [4, 5]
@@ -40,8 +40,8 @@ struct ReplicationMessageTests {
         newer[4] = 2
         #expect(throws: ReplicationMessageError.unsupportedVersion(2)) { try ReplicationMessage.decode(header: newer, payload: [1]) }
         var unknown = good
-        unknown[5] = 9
-        #expect(throws: ReplicationMessageError.unknownKind(9)) { try ReplicationMessage.decode(header: unknown, payload: [1]) }
+        unknown[5] = 10
+        #expect(throws: ReplicationMessageError.unknownKind(10)) { try ReplicationMessage.decode(header: unknown, payload: [1]) }
         #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: good, payload: nil) }
         let acknowledgement = ReplicationMessage(.acknowledged, epoch: 0, stream: 1, sequence: 1).header
         #expect(throws: ReplicationMessageError.payloadMismatch) { try ReplicationMessage.decode(header: acknowledgement, payload: [1]) }

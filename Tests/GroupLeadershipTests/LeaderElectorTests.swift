@@ -10,8 +10,12 @@ extension EtcdTests {
         static let group = "g"
         static let leaderKey = LeaderElector.Configuration.leaderKey(group: group)
 
-        func start(_ member: String, on etcd: EtcdServer, condition: CampaignCondition? = nil) -> RunningElector {
-            let configuration = LeaderElector.Configuration(group: Self.group, member: member, campaignCondition: condition)
+        func start(
+            _ member: String, on etcd: EtcdServer, condition: CampaignCondition? = nil, pollInterval: Duration = .milliseconds(250)
+        ) -> RunningElector {
+            let configuration = LeaderElector.Configuration(
+                group: Self.group, member: member, pollInterval: pollInterval, campaignCondition: condition
+            )
             return RunningElector(LeaderElector(client: EtcdClient(endpoints: [etcd.endpoint]), configuration: configuration))
         }
 
@@ -66,6 +70,27 @@ extension EtcdTests {
             await b.stop()
             #expect(try await leaderKey(etcd) == nil)
             #expect(leader.changes.contains { $0.change == .stoppedLeading(epoch: key.createRevision, reason: .shutdown) })
+        }
+
+        /// A leader stepping down says so (over replication, in a group); the follower told reads
+        /// the key every 20 ms until it is released, not at its next poll: here a minute away.
+        @Test func aFollowerToldTheLeaderStepsDownTakesOverWithoutWaitingForItsPoll() async throws {
+            let etcd = try await EtcdTests.startEtcd()
+            let a = start("a", on: etcd)
+            try expect(await waitOneLeaderAtMost([a]) { a.elector.servingEpoch() != nil }, "a did not lead")
+            let first = try #require(a.lastLeading)
+            let b = start("b", on: etcd, pollInterval: .seconds(60))
+            let leader = LeaderRecord(member: "a", leaseID: a.elector.leaseID ?? 0, epoch: first.epoch)
+            try expect(await eventually { b.seenLeader == leader }, "b did not see a lead")
+
+            b.elector.leaderSteppingDown()
+            await a.stop()
+            let stoppedAt = ContinuousClock.now
+            #expect(await eventually(timeout: .seconds(5)) { b.lastLeading.map { $0.epoch > first.epoch } ?? false },
+                    "b did not take over: it would only at its next poll, in a minute")
+            let takeover = try #require(b.lastLeading)
+            #expect(takeover.at - stoppedAt < .seconds(2))
+            await b.stop()
         }
 
         @Test func whenTheLeadersLeaseIsRevokedTheOtherLeadsAtAHigherEpoch() async throws {

@@ -92,7 +92,10 @@ public final class GroupMember: Service, Sendable {
 
         let standby: Standby
         do {
-            standby = try Standby(listen: configuration.ownReplicationEndpoint, dataDirectory: configuration.dataDirectory, logger: logger)
+            standby = try Standby(
+                listen: configuration.ownReplicationEndpoint, dataDirectory: configuration.dataDirectory, logger: logger,
+                onLeaderSteppingDown: { elector.leaderSteppingDown() }
+            )
         } catch {
             await endTerm()
             throw error

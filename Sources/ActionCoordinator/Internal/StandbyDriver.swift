@@ -22,14 +22,19 @@ final class StandbyDriver: IOLoopDriver {
     private let epochFile: String
     private let logger: Logger
     private let onFatalError: @Sendable (any Error) -> Void
+    private let onLeaderSteppingDown: @Sendable () -> Void
     private var position: ReplicaPosition
     private var incoming = Multipart()
     private var resyncAskedAt: ContinuousClock.Instant?
     private var failed = false
 
-    init(runtime: IOLoopRuntime, listen: String, dataDirectory: String, logger: Logger, onFatalError: @escaping @Sendable (any Error) -> Void) throws {
+    init(
+        runtime: IOLoopRuntime, listen: String, dataDirectory: String, logger: Logger, onFatalError: @escaping @Sendable (any Error) -> Void,
+        onLeaderSteppingDown: @escaping @Sendable () -> Void
+    ) throws {
         self.logger = logger
         self.onFatalError = onFatalError
+        self.onLeaderSteppingDown = onLeaderSteppingDown
         // The leader decides when to compact: the standby only copies what it sends.
         journal = try RequestJournal(directory: dataDirectory, compactionBytes: .max / 2)
         journal.releaseRecovery()
@@ -128,6 +133,11 @@ final class StandbyDriver: IOLoopDriver {
                 logger.warning("replication message from an older epoch refused", metadata: [
                     "replication.epoch": "\(message.epoch)", "replication.seenEpoch": "\(position.epoch)",
                 ])
+            case .leaderSteppingDown:
+                logger.info("the leader is stepping down", metadata: [
+                    "replication.stream": "\(message.stream)", "replication.position": "\(position.sequence)",
+                ])
+                onLeaderSteppingDown()
             case .ignore:
                 break
             }

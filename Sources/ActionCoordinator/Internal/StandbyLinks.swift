@@ -9,6 +9,9 @@ final class StandbyLinks: IOLoopDriver {
     /// Messages queued per standby before sends are dropped: a standby that far behind is out
     /// of sync, and what it missed reaches it as a whole journal when it asks (a gap).
     private static let highWaterMark: Int32 = 10_000
+    /// How long the last message may take to leave as the leader stops, in milliseconds: the
+    /// context's termination waits up to this for a standby that is not there.
+    private static let goodbyeLinger: Int32 = 200
 
     private let sockets: [Socket]
     private var incoming = Multipart()
@@ -49,6 +52,15 @@ final class StandbyLinks: IOLoopDriver {
     func send(header: [UInt8], to targets: [Int]) {
         for index in targets {
             try? sockets[index].send(header, options: .dontWait)
+        }
+    }
+
+    /// Sends `header` (stepping down) to every standby, and gives it a moment to leave as the
+    /// sockets close (they close at once otherwise).
+    func sayGoodbye(header: [UInt8]) {
+        for socket in sockets {
+            try? socket.send(header, options: .dontWait)
+            try? socket.setOption(.linger, Self.goodbyeLinger)
         }
     }
 

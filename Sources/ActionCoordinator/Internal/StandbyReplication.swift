@@ -345,8 +345,11 @@ final class StandbyReplication: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Closes the links.
+    /// Closes the links, telling the standbys first that this leader is stepping down (after
+    /// everything sent so far, on the same connections): they look for its successor at once.
     func close() {
+        let header = condition.withLock { ReplicationMessage(.steppingDown, epoch: epoch, stream: stream, sequence: sentSequence).header }
+        links.execute { links, _ in links.sayGoodbye(header: header) }
         links.stop()
     }
 
@@ -444,7 +447,7 @@ final class StandbyReplication: @unchecked Sendable {
             logger.critical("a standby follows a newer epoch than this leader's: this leader may have been deposed", metadata: [
                 "replication.standby": "\(member.endpoint)", "replication.epoch": "\(epoch)", "replication.standbyEpoch": "\(message.epoch)",
             ])
-        case .snapshot, .append, .probe, .tail:
+        case .snapshot, .append, .probe, .tail, .steppingDown:
             break
         }
         if message.kind != .resync { members[index] = member }
