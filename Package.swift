@@ -137,7 +137,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ActionWorkerTests",
-            dependencies: ["ActionWorker", "ActionWire", "ActionTransport", "ExampleFeatures", "ZeroMQ"]
+            dependencies: ["ActionWorker", "ActionBusTestSupport", "ActionWire", "ActionTransport", "ExampleFeatures", "ZeroMQ"]
         ),
         .testTarget(name: "ActionClientTests", dependencies: ["ActionClient", "ActionBusTestSupport", "ActionTransport", "ActionWire", "ZeroMQ"]),
         .testTarget(

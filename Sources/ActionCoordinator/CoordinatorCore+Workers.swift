@@ -115,6 +115,11 @@ extension CoordinatorCore {
             break
         case .heartbeat:
             break
+        case .markedHeartbeat(let mark):
+            // Once what this worker sent before it is durable, the worker may let go of the
+            // results it kept for a successor (RESENT).
+            counters.resultsTakenAnswers += 1
+            outbox.sendWhenDurable(.resultsTaken(mark: mark), to: id)
         case .disconnect:
             logger.info("worker left", metadata: ["worker.name": "\(worker.name)"])
             removeWorker(id, countingDelivery: false, now: now)

@@ -16,6 +16,10 @@ package protocol CoordinatorOutbox: AnyObject {
     /// same worker in one message; if that message cannot leave, the driver hands its requests
     /// back with ``CoordinatorCore/undelivered(_:to:now:)``.
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool
+    /// Sends an instruction to a worker once every record journaled so far is durable, after the
+    /// replies of the batch being handled (the answer to a marked heartbeat); at once without a
+    /// journal. Unsent when the worker has become unreachable meanwhile.
+    func sendWhenDurable(_ instruction: WorkerInstruction, to worker: WorkerID)
     /// Sends a request the core chose for `worker` (a REQUEST), with the same contract as
     /// ``send(_:to:)``. The default sends it packed, as ``WorkerInstruction/packedRequest(_:)``;
     /// the coordinator's driver writes its record straight into the message it goes out in.
@@ -42,6 +46,11 @@ extension CoordinatorOutbox {
     /// The request packed into a record of its own and sent as an instruction.
     package func send(_ request: OutgoingRequest, to worker: WorkerID) -> Bool {
         send(.packedRequest(request.packed), to: worker)
+    }
+
+    /// Nothing is held: sent at once.
+    package func sendWhenDurable(_ instruction: WorkerInstruction, to worker: WorkerID) {
+        _ = send(instruction, to: worker)
     }
 
     /// Nothing is held: the same as any reply.

@@ -33,6 +33,10 @@ package enum WorkerMessage: Sendable, Hashable {
     case resultBatch([WireOutcome])
     /// HEARTBEAT: header.
     case heartbeat
+    /// HEARTBEAT with a mark: header, mark (u64, counting up). The coordinator answers it with
+    /// ``WorkerInstruction/resultsTaken(mark:)`` once everything it read from the worker before
+    /// it is durable, so the worker may let go of the results it kept to send again.
+    case markedHeartbeat(mark: UInt64)
     /// DISCONNECT: header.
     case disconnect
     /// DRAINING: header. No new requests; results of held ones still come, then DISCONNECT.
@@ -69,6 +73,9 @@ package enum WorkerMessage: Sendable, Hashable {
             for outcome in outcomes { writer.appendRecord(outcome) }
         case .heartbeat:
             writer.append(WireHeader.bytes(.workerHeartbeat))
+        case .markedHeartbeat(let mark):
+            writer.append(WireHeader.bytes(.workerHeartbeat))
+            writer.append(mark.bigEndianBytes)
         case .disconnect:
             writer.append(WireHeader.bytes(.workerDisconnect))
         case .draining:
@@ -117,7 +124,7 @@ package enum WorkerMessage: Sendable, Hashable {
             let outcomes = try reader.records(WireOutcome.unpack)
             message = outcomes.count == 1 ? .result(outcomes[0]) : .resultBatch(outcomes)
         case .workerHeartbeat:
-            message = .heartbeat
+            message = reader.remaining > 0 ? .markedHeartbeat(mark: try reader.uint64("mark")) : .heartbeat
         case .workerDisconnect:
             message = .disconnect
         case .workerDraining:
@@ -152,6 +159,10 @@ package enum WorkerInstruction: Sendable, Hashable {
     case packedRequests([PackedRequest])
     /// HEARTBEAT: header.
     case heartbeat
+    /// HEARTBEAT naming a worker's mark: header, mark (u64). Everything the worker sent before
+    /// its HEARTBEAT with that mark (``WorkerMessage/markedHeartbeat(mark:)``) is durable here
+    /// (journaled, and on every in-sync standby): the results among it need not be sent again.
+    case resultsTaken(mark: UInt64)
     /// DISCONNECT: header. The coordinator does not know this worker; it must send READY again.
     case disconnect
     /// CANCEL: header, request id. The client cancelled the request; its result will be discarded.
@@ -193,6 +204,9 @@ package enum WorkerInstruction: Sendable, Hashable {
             for request in requests { writer.append(request.record) }
         case .heartbeat:
             writer.append(WireHeader.bytes(.coordinatorHeartbeat))
+        case .resultsTaken(let mark):
+            writer.append(WireHeader.bytes(.coordinatorHeartbeat))
+            writer.append(mark.bigEndianBytes)
         case .disconnect:
             writer.append(WireHeader.bytes(.coordinatorDisconnect))
         case .cancel(let requestID):
@@ -231,7 +245,8 @@ package enum WorkerInstruction: Sendable, Hashable {
         case .request:
             let requests = try reader.records(WireRequest.unpack)
             instruction = requests.count == 1 ? .request(requests[0]) : .requestBatch(requests)
-        case .coordinatorHeartbeat: instruction = .heartbeat
+        case .coordinatorHeartbeat:
+            instruction = reader.remaining > 0 ? .resultsTaken(mark: try reader.uint64("mark")) : .heartbeat
         case .coordinatorDisconnect: instruction = .disconnect
         case .cancelRequest: instruction = .cancel(requestID: try reader.name("request id"))
         case .welcome:

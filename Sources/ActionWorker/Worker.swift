@@ -69,6 +69,7 @@ public final class Worker: Service, Sendable {
         logger.notice("worker stopped", metadata: [
             "worker.received": "\(final.received)", "worker.completed": "\(final.completed)",
             "worker.duplicates": "\(final.duplicates)", "worker.reconnects": "\(final.reconnects)",
+            "worker.resultsResent": "\(final.resultsResent)", "worker.resultsKept": "\(final.resultsKept)",
         ])
     }
 

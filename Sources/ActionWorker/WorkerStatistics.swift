@@ -26,6 +26,9 @@ public struct WorkerStatistics: Sendable, Hashable, Codable {
     public var notLeaderAnswers = 0
     /// Outcomes sent again (RESENT) after a WELCOME, in case the coordinator before lost them.
     public var resultsResent = 0
+    /// RESULT messages kept now to be sent again after the next WELCOME: those sent within the
+    /// resend window that the coordinator has not yet said are durable.
+    public var resultsKept = 0
     /// Coordinator group members refused for welcoming it with an epoch older than one it had
     /// seen (deposed leaders that had not noticed yet).
     public var deposedMembersRefused = 0

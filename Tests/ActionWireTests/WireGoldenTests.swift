@@ -122,6 +122,14 @@ struct WireGoldenTests {
             #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [flag]])) == .reporting(began: began))
         }
         #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x38), [2]])) }
+        // A marked HEARTBEAT, and the coordinator's answer naming the mark: a u64 after the header.
+        let mark: [UInt8] = [0, 0, 0, 0, 0, 0, 1, 2]
+        #expect(encoded { WorkerMessage.markedHeartbeat(mark: 0x0102).encode(into: &$0) } == [Self.h(0x23), mark])
+        #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x23), mark])) == .markedHeartbeat(mark: 0x0102))
+        #expect(try WorkerMessage.decode(WireFrameList([Self.h(0x23)])) == .heartbeat)
+        #expect(encoded { WorkerInstruction.resultsTaken(mark: 0x0102).encode(into: &$0) } == [Self.h(0x32), mark])
+        #expect(try WorkerInstruction.decode(WireFrameList([Self.h(0x32), mark])) == .resultsTaken(mark: 0x0102))
+        #expect(throws: WireError.self) { try WorkerInstruction.decode(WireFrameList([Self.h(0x32), [1, 2]])) }
         // A group member that does not lead: NOT-LEADER is a header, then the leader's endpoint
         // when the member knows it, to workers as to clients.
         #expect(encoded { WorkerInstruction.notLeader(leader: nil).encode(into: &$0) } == [Self.h(0x39)])

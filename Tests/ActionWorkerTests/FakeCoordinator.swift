@@ -78,7 +78,9 @@ final class FakeCoordinator {
         log.append(contentsOf: unbatched)
         if case .ready = message { workerID = routingID }
         if workerID == nil { workerID = routingID }
-        if answersHeartbeats, message == .heartbeat {
+        // A marked heartbeat is answered as a plain one: the fake says nothing is durable
+        // unless a test does (``WorkerInstruction/resultsTaken(mark:)``).
+        if answersHeartbeats, message.isHeartbeat {
             try? send(.heartbeat, to: routingID)
         }
         return received
@@ -201,5 +203,13 @@ extension WireOutcome {
     var outputText: String? {
         if case .success(_, let output) = result { return String(decoding: output, as: UTF8.self) }
         return nil
+    }
+}
+
+extension WorkerMessage {
+    /// A HEARTBEAT, marked or not (a worker that keeps results to send again marks them).
+    var isHeartbeat: Bool {
+        if case .markedHeartbeat = self { return true }
+        return self == .heartbeat
     }
 }

@@ -1,3 +1,4 @@
+import ActionBusTestSupport
 import ActionWire
 import ActionWorker
 import Foundation
@@ -30,6 +31,35 @@ struct WorkerResendTests {
             #expect(await worker.statistics().resultsResent == 2)
             // The worker serves on as before.
             #expect(try coordinator.perform("Echo.say", input: #"{"text":"three"}"#).isSuccess)
+        }
+    }
+
+    /// The worker's heartbeats carry a mark; once the coordinator says everything sent before a
+    /// mark is durable, the results sent before it are not kept (nor sent again). Results of an
+    /// earlier registration stay, whatever the mark: they went to a coordinator before.
+    @Test func resultsTheCoordinatorSaysAreDurableAreNotSentAgain() async throws {
+        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(100) }) { coordinator, worker in
+            _ = try coordinator.perform("Echo.say", input: #"{"text":"one"}"#, requestID: "one")
+            _ = try coordinator.perform("Echo.say", input: #"{"text":"two"}"#, requestID: "two")
+            let heartbeat = try coordinator.next("a marked heartbeat") { if case .markedHeartbeat = $0 { true } else { false } }
+            guard case .markedHeartbeat(let mark) = heartbeat.message else { return }
+            let third = try coordinator.perform("Echo.say", input: #"{"text":"three"}"#, requestID: "three")
+            #expect(await worker.statistics().resultsKept == 3)
+
+            try coordinator.send(.resultsTaken(mark: mark))
+            try expect(await eventually { await worker.statistics().resultsKept == 1 }, "the two results before the mark were kept")
+
+            try coordinator.send(.disconnect)
+            _ = try coordinator.nextReady()
+            try coordinator.send(.welcome(Self.terms))
+            let resent = try coordinator.next("RESENT") { if case .resent(let outcomes) = $0 { !outcomes.isEmpty } else { false } }
+            #expect(resent.message == .resent([third]), "only the result sent after the mark")
+            _ = try coordinator.next("the RESENT that ends them") { $0 == .resent([]) }
+
+            // A mark answered now covers only what was sent since the last READY.
+            try coordinator.send(.resultsTaken(mark: .max))
+            _ = try coordinator.perform("Echo.say", input: #"{"text":"four"}"#)
+            #expect(await worker.statistics().resultsKept == 2, "the result sent before the READY stays for the next coordinator")
         }
     }
 

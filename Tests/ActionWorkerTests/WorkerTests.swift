@@ -334,7 +334,7 @@ struct WorkerTests {
         try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(50) }) { coordinator, _ in
             let started = ContinuousClock.now
             for _ in 1...3 {
-                _ = try coordinator.next("HEARTBEAT", timeout: .seconds(2)) { $0 == .heartbeat }
+                _ = try coordinator.next("HEARTBEAT", timeout: .seconds(2)) { $0.isHeartbeat }
             }
             #expect(ContinuousClock.now - started < .seconds(2))
         }
@@ -355,9 +355,9 @@ struct WorkerTests {
             // Three heartbeats, each before any RESULT and all while every action still blocks.
             for beat in 1...3 {
                 let received = try coordinator.next("HEARTBEAT or RESULT", timeout: .seconds(5)) {
-                    if case .result = $0 { true } else { $0 == .heartbeat }
+                    if case .result = $0 { true } else { $0.isHeartbeat }
                 }
-                try #require(received.message == .heartbeat, "heartbeat \(beat) came after a RESULT: the worker stopped heartbeating while its actions blocked")
+                try #require(received.message.isHeartbeat, "heartbeat \(beat) came after a RESULT: the worker stopped heartbeating while its actions blocked")
             }
             let heartbeatsAfter = ContinuousClock.now - sent
             #expect(heartbeatsAfter < .milliseconds(blockMilliseconds / 2), "3 heartbeats took \(heartbeatsAfter)")

@@ -53,6 +53,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=10, help="rounds of each kind")
     parser.add_argument("--lease-ttl", type=int, default=3)
     parser.add_argument("--member-option", action="append", default=[], help="an option for every member (repeat for each)")
+    parser.add_argument("--client-option", action="append", default=[], help="an option for the client (repeat for each)")
     parser.add_argument("--out")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (every process's log)")
     arguments = parser.parse_args()
@@ -98,7 +99,8 @@ def main():
         endpoints = lambda kind: ",".join(f"tcp://127.0.0.1:{ports[name][kind]}" for name in names)
         start("worker", [binary, "worker", "--examples", "--coordinator", endpoints("workers"), "--heartbeat-ms", "200"])
         client = start("client", [binary, "perform", "Echo.say", "--input", '{"text":"x"}', "--count", "100000000", "--concurrency", "1",
-                                  "--timeout", "60", "--json", "--coordinator", endpoints("clients")])
+                                  "--timeout", "60", "--json", "--coordinator", endpoints("clients")]
+                       + arguments.client_option)
         arrivals = []
         lock = threading.Lock()
 

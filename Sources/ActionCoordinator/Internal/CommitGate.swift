@@ -121,12 +121,6 @@ final class CommitGate {
         journalWriter?.serveCatchUps()
     }
 
-    /// Closes the journal of a coordinator that failed to start.
-    func closeUnstarted() {
-        replication?.close()
-        journalFile?.close()
-    }
-
     // MARK: Holding
 
     /// Keeps a record for the batch's commit (only called with a journal).
@@ -147,6 +141,11 @@ final class CommitGate {
         } else {
             held.replies.append((reply, client))
         }
+    }
+
+    /// Holds an instruction to a worker to the batch's commit.
+    func hold(_ instruction: WorkerInstruction, to worker: WorkerID) {
+        held.workerInstructions.append((instruction, worker))
     }
 
     /// Holds a stream event to the batch's commit.

@@ -59,14 +59,19 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         let limits = WireLimits(maxBodyBytes: configuration.maxMessageBytes)
         self.limits = limits
         self.logger = logger
-        let commitGate = try CommitGate(configuration: configuration, loop: loop, context: runtime.context, logger: logger)
-        self.commitGate = commitGate
+        // Bound before the journal is read: a client or worker that comes meanwhile (a group's
+        // successor, told the old leader stepped down) connects and waits, rather than being
+        // refused and going round the other members. Nothing is read before the restore below.
+        let sockets = try CoordinatorSockets(runtime: runtime, configuration: configuration)
+        self.sockets = sockets
+        let commitGate: CommitGate
         do {
-            sockets = try CoordinatorSockets(runtime: runtime, configuration: configuration)
+            commitGate = try CommitGate(configuration: configuration, loop: loop, context: runtime.context, logger: logger)
         } catch {
-            commitGate.closeUnstarted()
+            for socket in sockets.all { socket.close() }
             throw error
         }
+        self.commitGate = commitGate
         clientReplies = ClientReplies(clients: sockets.clients, configuration: configuration, limits: limits, logger: logger)
         majordomo = MajordomoBridge(
             clients: sockets.clients, workers: sockets.workers, limits: limits, commitGate: commitGate, logger: logger
@@ -206,6 +211,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         if output.streamPosition > 0 { core.streamReleased(upTo: output.streamPosition) }
         outcomeStream.send(output.events)
         clientReplies.release(output)
+        for (instruction, worker) in output.workerInstructions { _ = requestBatches.send(instruction, to: worker) }
     }
 
     /// Fail-stop: what this batch decided is not on disk, so none of it may be acknowledged,
@@ -379,6 +385,14 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
 
     func send(_ instruction: WorkerInstruction, to worker: WorkerID) -> Bool {
         requestBatches.send(instruction, to: worker)
+    }
+
+    func sendWhenDurable(_ instruction: WorkerInstruction, to worker: WorkerID) {
+        guard commitGate.isJournaling else {
+            _ = requestBatches.send(instruction, to: worker)
+            return
+        }
+        commitGate.hold(instruction, to: worker)
     }
 
     /// Keeps the request for the batch's REQUEST to its worker, sent when the batch ends.

@@ -180,7 +180,7 @@ final class MajordomoBridge {
         case .requestBatch(let batch): requests = batch.map { ($0.requestID, $0.input[...]) }
         case .packedRequest(let packed): requests = [(packed.requestID, packed.input)]
         case .packedRequests(let batch): requests = batch.map { ($0.requestID, $0.input) }
-        case .welcome, .cancel, .endSession, .switches, .reporting, .notLeader: return true
+        case .welcome, .cancel, .endSession, .switches, .reporting, .notLeader, .resultsTaken: return true
         case .heartbeat, .disconnect:
             outgoing.removeAll()
             outgoing.append(worker.routingID)

@@ -11,15 +11,33 @@ import DequeModule
 /// started before the one ahead of it. Sent again, the result answers the request instead.
 ///
 /// Messages are kept whole, as RESENTs of the same records (a copy with the header swapped,
-/// made as each is kept), for ``window``, and no more than ``maxBytes`` of them: a loss is found within a lease and a
-/// heartbeat expiry (seconds), so older results reached a coordinator that kept them.
+/// made as each is kept), for ``window``, and no more than ``maxBytes`` of them: a loss is
+/// found within a lease and a heartbeat expiry (seconds), so older results reached a
+/// coordinator that kept them.
+///
+/// Most go much sooner: the worker's heartbeats carry a mark, and the coordinator answers a
+/// mark once everything the worker sent before it is durable (``taken(before:registration:)``).
+/// Only results sent, and sent since the worker's last READY, go that way: a result that could
+/// not leave never reached a coordinator, and one sent to a coordinator before (or resent to
+/// this one, which may have kept its answer in memory only) stays for the next one.
 struct RecentResults {
     /// How long a sent RESULT is kept.
     let window: Duration
     /// The most bytes kept; the oldest messages go first.
     let maxBytes: Int
-    private var messages: Deque<(sentAt: ContinuousClock.Instant, message: PackedFrames)> = []
+    private var messages: Deque<Kept> = []
     private var bytes = 0
+
+    private struct Kept {
+        let sentAt: ContinuousClock.Instant
+        let message: PackedFrames
+        /// The READY it was sent after (the worker counts them).
+        let registration: UInt64
+        /// The worker's last heartbeat mark when it was sent: a mark above it covers it.
+        let mark: UInt64
+        /// Whether it left (queued on the connection); one that did not may still reach the next.
+        let wasSent: Bool
+    }
 
     init(window: Duration, maxBytes: Int) {
         self.window = window
@@ -28,16 +46,38 @@ struct RecentResults {
 
     var isEnabled: Bool { window > .zero && maxBytes > 0 }
 
-    /// Keeps `message`, a RESULT just sent, as the RESENT of its records, and lets go of what is
-    /// past the window or the limit.
-    mutating func keep(_ message: PackedFrames, sentAt now: ContinuousClock.Instant) {
+    /// How many RESULT messages are kept now.
+    var count: Int { messages.count }
+
+    /// Keeps `message`, a RESULT just sent (or not, `wasSent` false), as the RESENT of its
+    /// records, and lets go of what is past the window or the limit.
+    mutating func keep(
+        _ message: PackedFrames, sentAt now: ContinuousClock.Instant, registration: UInt64, mark: UInt64, wasSent: Bool
+    ) {
         guard isEnabled, message.bytes.count <= maxBytes else { return }
         // A copy of its size: sharing the writer's buffer would keep all its capacity here, and
         // make the writer allocate that capacity anew for its next message.
-        messages.append((now, WorkerMessage.resent(fromResult: message)))
+        messages.append(Kept(
+            sentAt: now, message: WorkerMessage.resent(fromResult: message), registration: registration, mark: mark, wasSent: wasSent
+        ))
         bytes += message.bytes.count
         forget(before: now - window)
         while bytes > maxBytes, let oldest = messages.popFirst() { bytes -= oldest.message.bytes.count }
+    }
+
+    /// The coordinator has made durable everything sent before the heartbeat with `mark`: the
+    /// results sent since READY number `registration`, before that heartbeat, go.
+    mutating func taken(before mark: UInt64, registration: UInt64) {
+        func isTaken(_ kept: Kept) -> Bool { kept.registration == registration && kept.wasSent && kept.mark < mark }
+        while let oldest = messages.first, isTaken(oldest) {
+            bytes -= oldest.message.bytes.count
+            messages.removeFirst()
+        }
+        // Results kept from an earlier registration may stand in front: then the rest is
+        // filtered (only within the window after a move or a restart of the coordinator).
+        guard let oldest = messages.first, oldest.registration != registration, messages.contains(where: isTaken) else { return }
+        messages.removeAll(where: isTaken)
+        bytes = messages.reduce(0) { $0 + $1.message.bytes.count }
     }
 
     /// The kept RESENTs still inside the window at `now`, oldest first.

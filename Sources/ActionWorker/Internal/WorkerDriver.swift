@@ -57,6 +57,11 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
     /// The RESULTs sent lately, sent again after each WELCOME.
     @exclusivity(unchecked) private var recentResults: RecentResults
+    /// READYs sent (counting those that could not leave): the results sent since the last are
+    /// the ones a coordinator's answer to a heartbeat mark may cover.
+    @exclusivity(unchecked) private var readiesSent: UInt64 = 0
+    /// The last heartbeat mark sent.
+    @exclusivity(unchecked) private var heartbeatMark: UInt64 = 0
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -141,8 +146,8 @@ final class WorkerDriver: IOLoopDriver {
     private func sendResults(_ message: PackedFrames) {
         sendBegunRequests()
         // Kept even when it could not be sent: the next coordinator gets it.
-        send(frames: message)
-        recentResults.keep(message, sentAt: .now)
+        let wasSent = send(frames: message)
+        recentResults.keep(message, sentAt: .now, registration: readiesSent, mark: heartbeatMark, wasSent: wasSent)
     }
 
     /// Sends the results of ``recentResults`` again, to the coordinator that just welcomed this
@@ -176,6 +181,7 @@ final class WorkerDriver: IOLoopDriver {
         snapshot.running = running.count
         snapshot.sessions = sessions.count
         snapshot.registered = link.isRegistered
+        snapshot.resultsKept = recentResults.count
         return snapshot
     }
 
@@ -192,6 +198,7 @@ final class WorkerDriver: IOLoopDriver {
         )
         // Queued even while the connection is down (no IMMEDIATE). Should the queue be full, the
         // coordinator never answers, and the silence makes the worker reconnect and send it again.
+        readiesSent += 1
         if send(.ready(ready)) {
             statistics.registrations += 1
         }
@@ -230,7 +237,13 @@ final class WorkerDriver: IOLoopDriver {
     private func heartbeatTimerFired() {
         switch link.heartbeatTimerFired(at: .now) {
         case .sendHeartbeat:
-            send(.heartbeat)
+            guard recentResults.isEnabled else {
+                send(.heartbeat)
+                return
+            }
+            // Marked: the coordinator's answer lets go of the results kept until then.
+            heartbeatMark += 1
+            send(.markedHeartbeat(mark: heartbeatMark))
         case .reconnect(let registration):
             reconnect(then: registration)
         case .none:
@@ -282,6 +295,8 @@ final class WorkerDriver: IOLoopDriver {
                     break
                 case .heartbeat:
                     break
+                case .resultsTaken(let mark):
+                    recentResults.taken(before: mark, registration: readiesSent)
                 case .disconnect:
                     register(link.disconnectReceived())
                 case .welcome(let terms):
