@@ -35,6 +35,8 @@ final class ClientDriver: IOLoopDriver {
     @exclusivity(unchecked) private var unsent: Deque<PendingCall> = []
     /// Refused `unavailable`, calls wait until then to go again; nothing else goes meanwhile.
     @exclusivity(unchecked) private var retryPauseEnds: ContinuousClock.Instant?
+    /// Pauses after `unavailable` since the last answer that was not one: each twice the last.
+    @exclusivity(unchecked) private var unavailablePauses = 0
     @exclusivity(unchecked) private var outstanding = 0
     @exclusivity(unchecked) private var nextOrder: UInt64 = 0
     @exclusivity(unchecked) private var timers = ClientTimerLanes()
@@ -373,6 +375,7 @@ final class ClientDriver: IOLoopDriver {
             }
             switch reply {
             case .accepted(let requestIDs):
+                unavailablePauses = 0
                 // Recorded (on disk, with a journal); the outcome follows. Kept only to say so
                 // should the coordinator stop answering before it comes.
                 for requestID in requestIDs { pending[requestID]?.isAccepted = true }
@@ -411,17 +414,24 @@ final class ClientDriver: IOLoopDriver {
 
     private func received(_ outcome: WireOutcome) {
         // `failureCode`, not `result`: `result` copies a forwarded success's output.
-        if outcome.failureCode == BusErrorCode.unavailable, retryLater(outcome.requestID) { return }
+        if outcome.failureCode == BusErrorCode.unavailable {
+            if retryLater(outcome.requestID) { return }
+        } else {
+            unavailablePauses = 0
+        }
         acknowledgements.append(outcome.requestID)
         settle(outcome.requestID)?.deliver(.success(outcome))
     }
 
     /// A refusal `unavailable` (too few standbys in sync: a group's leader just elected, or a
     /// standby restarting) recorded nothing, so the call goes again after a pause, as long as
-    /// its deadline leaves room; returns whether it will.
+    /// its deadline leaves room; returns whether it will. The first pause is short (a new
+    /// leader's standby catches up within tens of milliseconds); each one after doubles, up to
+    /// ``unavailableRetryPauseLimit``, until an answer that is not a refusal.
     private func retryLater(_ requestID: String) -> Bool {
         let now = ContinuousClock.now
-        guard let call = pending[requestID], now + Self.unavailableRetryPause * 2 < call.deadline else { return false }
+        let pause = Self.unavailableRetryPause(after: unavailablePauses)
+        guard let call = pending[requestID], now + pause * 2 < call.deadline else { return false }
         if call.isOutstanding {
             call.isOutstanding = false
             outstanding -= 1
@@ -430,15 +440,22 @@ final class ClientDriver: IOLoopDriver {
         // the pause ends (the coordinator refuses it all meanwhile): a session's later request
         // must not overtake a refused earlier one.
         unsent.insert(call, at: unsent.firstIndex { $0.order > call.order } ?? unsent.endIndex)
-        let ends = now + Self.unavailableRetryPause
+        let ends = now + pause
         if retryPauseEnds.map({ $0 < ends }) ?? true {
+            // One pause for the refusals of a batch: they were sent together.
+            if retryPauseEnds == nil { unavailablePauses += 1 }
             retryPauseEnds = ends
-            runtime.schedule(after: Self.unavailableRetryPause) { [unowned self] in fillWindow(now: .now) }
+            runtime.schedule(after: pause) { [unowned self] in fillWindow(now: .now) }
         }
         return true
     }
 
-    private static let unavailableRetryPause: Duration = .milliseconds(200)
+    static let unavailableRetryPauseLimit: Duration = .milliseconds(200)
+
+    /// The pause after `pauses` pauses in a row: 25 ms, then twice the last, up to the limit.
+    static func unavailableRetryPause(after pauses: Int) -> Duration {
+        min(.milliseconds(25) * (1 << min(pauses, 4)), unavailableRetryPauseLimit)
+    }
 
     /// Takes the call for `requestID` out of the table (answered, failed or timed out) and
     /// frees its place in the window.
