@@ -37,6 +37,7 @@ extension CoordinatorCore {
         journaledWorkers = Set(recovery.workers ?? [])
         if !recovery.unfinished.isEmpty, configuration.adoptionHold > .zero, recovery.workers?.isEmpty != true {
             adoptionHoldUntil = now + configuration.adoptionHold
+            adoptionHoldStartedAt = now
             awaitedWorkers = journaledWorkers
         }
         featureSwitches = recovery.featureSwitches

@@ -278,6 +278,10 @@ extension CoordinatorCore {
     func endAdoptionHold(now: ContinuousClock.Instant) {
         guard let until = adoptionHoldUntil, now >= until else { return }
         adoptionHoldUntil = nil
+        logger.info("adoption hold ended", metadata: [
+            "adoption.heldFor": "\(now - adoptionHoldStartedAt)", "adoption.workersNotBack": "\(awaitedWorkers.count)",
+            "adoption.adoptedRunning": "\(counters.adoptedRunning)", "adoption.adoptedResults": "\(counters.adoptedResults)",
+        ])
         dispatch(now: now)
     }
 

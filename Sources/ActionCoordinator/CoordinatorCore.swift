@@ -59,6 +59,8 @@ package final class CoordinatorCore {
     /// Until when requests taken back from the journal wait for the workers that may run them
     /// to register again (``CoordinatorConfiguration/adoptionHold``); `nil`: none waits.
     @exclusivity(unchecked) var adoptionHoldUntil: ContinuousClock.Instant?
+    /// When the hold began (for its log line).
+    @exclusivity(unchecked) var adoptionHoldStartedAt = ContinuousClock.now
     /// The workers the coordinator before had registered (its journal says) that have not
     /// registered here yet: once none is left, the hold ends.
     @exclusivity(unchecked) var awaitedWorkers: Set<String> = []

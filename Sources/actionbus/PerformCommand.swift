@@ -45,6 +45,9 @@ struct PerformCommand: AsyncParsableCommand {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
     }
 
+    /// How long an outcome line may wait in the output buffer for the next outcome.
+    static let outputDelay: Duration = .milliseconds(20)
+
     func run() async throws {
         let logger = logging.bootstrap(label: "actionbus.perform", defaultLevel: .warning)
         var configuration = ActionClientConfiguration()
@@ -56,8 +59,11 @@ struct PerformCommand: AsyncParsableCommand {
         let (results, sink) = AsyncStream<Result<WireOutcome, ActionBusError>>.makeStream()
         var sent = 0, received = 0, failed = 0, unanswered = 0
         // Buffered: a burst of a million outcomes is a few hundred writes, not a million. The
-        // buffer is flushed whenever nothing else is outstanding, so a single perform prints at once.
+        // buffer is flushed whenever nothing else is outstanding, so a single perform prints at
+        // once, and otherwise at the first outcome 20 ms after the oldest it holds, so a program
+        // reading the lines as they come (`| jq`) sees each within 20 ms of the next outcome.
         var output = OutputBuffer()
+        var oldestBuffered: ContinuousClock.Instant?
         var progress = ProgressBar(total: count, json: json)
         func sendNext() {
             sent += 1
@@ -87,9 +93,13 @@ struct PerformCommand: AsyncParsableCommand {
                 logger.info("request unanswered", metadata: ["error.code": "\(error.code)", "coordinator.endpoint": "\(coordinator)"])
             }
             if sent < count { sendNext() }
-            if received == sent || output.isFull {
+            let now = ContinuousClock.now
+            if received == sent || output.isFull || oldestBuffered.map({ now - $0 >= Self.outputDelay }) ?? false {
                 progress.clear()
                 output.flush()
+                oldestBuffered = nil
+            } else if oldestBuffered == nil {
+                oldestBuffered = now
             }
             progress.update(done: received, failed: failed + unanswered)
             if received == count { break }

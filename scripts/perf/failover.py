@@ -105,8 +105,13 @@ def main():
         lock = threading.Lock()
 
         def read():
+            # With --keep, each outcome line as it arrived (wall-clock), to line up with the logs.
+            kept = open(os.path.join(directory, "client.out"), "w") if arguments.keep else None
             for line in client.stdout:
                 now = time.monotonic()
+                if kept:
+                    kept.write(f"{time.time():.3f} {line.decode(errors='replace') if isinstance(line, bytes) else line}")
+                    kept.flush()
                 try:
                     record = json.loads(line)
                 except ValueError:
