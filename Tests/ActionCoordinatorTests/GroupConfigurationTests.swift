@@ -45,4 +45,17 @@ struct GroupConfigurationTests {
         #expect(advertised(clients: "tcp://*:5555", explicit: "tcp://bus.example:5555") == "tcp://bus.example:5555")
         #expect(advertised(clients: "ipc:///run/actionbus/clients") == "ipc:///run/actionbus/clients")
     }
+
+    /// The workers endpoint is published by the same rule, for NOT-LEADER to name.
+    @Test func theWorkersEndpointPublishedFollowsTheSameRule() {
+        var configuration = GroupConfiguration(
+            group: "g", name: "a", dataDirectory: "/tmp/unused", etcdEndpoints: [URL(string: "http://127.0.0.1:2379")!],
+            members: [.init(name: "a", replicationEndpoint: "tcp://member-a.bus:5560")]
+        )
+        configuration.coordinator.workersEndpoint = "tcp://*:5556"
+        #expect(configuration.workersEndpointToAdvertise == "tcp://member-a.bus:5556")
+        configuration.advertisedWorkersEndpoint = "tcp://nat.example:15556"
+        #expect(configuration.workersEndpointToAdvertise == "tcp://nat.example:15556")
+        #expect(configuration.clientsEndpointToAdvertise != "tcp://nat.example:15556", "each endpoint its own")
+    }
 }
