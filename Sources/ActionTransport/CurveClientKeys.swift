@@ -70,6 +70,9 @@ public struct CurveServerKeys: Sendable, Hashable {
     }
 
     /// The ZAP decision for a connecting peer: CURVE only, and only keys listed for the domain.
+    /// On the clients socket the coordinator's own public key is allowed too: a group's members
+    /// share the coordinator key, and one that does not lead forwards its Majordomo clients to
+    /// the leader under it (``forwardingKeys``), having checked their keys itself.
     package func decide(_ request: ZAPRequest) -> ZAPDecision {
         guard request.mechanism == "CURVE", let key = request.curvePublicKey else {
             return .deny(reason: "CURVE required")
@@ -77,9 +80,16 @@ public struct CurveServerKeys: Sendable, Hashable {
         let allowed: Set<String>
         switch request.domain {
         case Domain.workers: allowed = allowedWorkers
-        case Domain.clients, Domain.outcomes: allowed = allowedClients
+        case Domain.clients: allowed = allowedClients.union([keyPair.publicKey])
+        case Domain.outcomes: allowed = allowedClients
         default: return .deny(reason: "unknown domain")
         }
         return allowed.contains(key) ? .allow(userID: key) : .deny(reason: "key not allowed")
+    }
+
+    /// The keys a group member forwards Majordomo clients to its leader with: the coordinator
+    /// key the members share, as a client's.
+    package var forwardingKeys: CurveClientKeys {
+        CurveClientKeys(keyPair: keyPair, serverPublicKey: keyPair.publicKey)
     }
 }

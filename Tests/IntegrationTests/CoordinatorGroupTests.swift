@@ -201,6 +201,50 @@ struct CoordinatorGroupTests {
         #expect((after?["output"] as? [String: Any])?["text"] as? String == "after")
     }
 
+    /// With CURVE on the clients socket too: the standby checks the Majordomo client's key, then
+    /// forwards under the coordinator key the members share, which the leader allows as a
+    /// fellow member's. A client whose key is not allowed is not forwarded (nor answered).
+    @Test(.enabled(if: MajordomoV01Tests.pythonAvailable, "needs pyzmq: run scripts/test.sh, or set ACTIONBUS_PYTHON"))
+    func underCurveAMajordomoClientOfAStandbyIsForwardedAsAFellowMember() async throws {
+        let bus = try BusFixture()
+        let keys = bus.directory.appendingPathComponent("keys").path
+        for folder in ["/clients", "/workers", "/other"] {
+            try FileManager.default.createDirectory(atPath: keys + folder, withIntermediateDirectories: true)
+        }
+        for base in ["\(keys)/coordinator", "\(keys)/clients/client", "\(keys)/workers/worker", "\(keys)/other/intruder"] {
+            let keygen = try bus.start("keygen-\(URL(fileURLWithPath: base).lastPathComponent)", ["keygen", "--out", base])
+            #expect(keygen.waitForExit() == 0, "\(keygen.stderr)")
+        }
+        bus.queryOptions = ["--curve-secret-key", "\(keys)/clients/client.key", "--coordinator-key", "\(keys)/coordinator.pub"]
+        let group = try await CoordinatorGroup(bus: bus, extra: [
+            "--curve-secret-key", "\(keys)/coordinator.key", "--allow-clients", "\(keys)/clients", "--allow-workers", "\(keys)/workers",
+        ])
+        let leader = try #require(try await group.leader())
+        try bus.start("w1", ["worker", "--examples", "--coordinator", group.workers, "--name", "w1", "--heartbeat-ms", "200",
+                             "--curve-secret-key", "\(keys)/workers/worker.key", "--coordinator-key", "\(keys)/coordinator.pub"])
+        try expect(waitUntil(timeout: .seconds(20), interval: .milliseconds(100)) { (try? group.statistics()["workers"]) == 1 },
+                   "the worker did not reach the leader: \(group.logs())")
+        let standby = try #require(group.members.first { $0.name != leader.member })
+        let python = try #require(MajordomoInteropTests.python, "ACTIONBUS_REQUIRE_PYTHON is set but no Python with pyzmq was found")
+        func ask(as key: String, retries: Int) throws -> BusProcess {
+            let client = try bus.startProgram("mdp01-\(URL(fileURLWithPath: key).lastPathComponent)", python.path, [
+                "-B", MajordomoV01Tests.zguide.appendingPathComponent("mdp01_client.py").path, standby.clients,
+                "--service", "Echo.say", "--body", #"{"text":"curve"}"#, "--retries", "\(retries)",
+                "--curve-secret-key", key, "--server-key", "\(keys)/coordinator.pub",
+            ])
+            _ = client.waitForExit(timeout: .seconds(40))
+            return client
+        }
+        let allowed = try ask(as: "\(keys)/clients/client.key", retries: 8)
+        #expect(allowed.process.terminationStatus == 0, "\(allowed.stdout)\(allowed.stderr) \(group.logs().suffix(3000))")
+        let reply = try JSONSerialization.jsonObject(with: Data(allowed.stdout.utf8)) as? [String: Any]
+        #expect(reply?["outcome"] as? String == "success", "\(String(describing: reply))")
+        #expect((reply?["output"] as? [String: Any])?["text"] as? String == "curve")
+
+        let intruder = try ask(as: "\(keys)/other/intruder.key", retries: 1)
+        #expect(intruder.process.terminationStatus == 2, "an unknown key got an answer: \(intruder.stdout)")
+    }
+
     /// A group of three needs one in-sync standby by default: losing one standby costs nothing,
     /// losing both refuses new requests `unavailable` until one is back.
     @Test func aLeaderKeepsAcceptingWithOneStandbyAndRefusesWithNone() async throws {

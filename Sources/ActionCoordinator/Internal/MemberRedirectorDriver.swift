@@ -41,6 +41,8 @@ final class MemberRedirectorDriver: IOLoopDriver {
     private let workers: Socket
     /// The leader's endpoints as it published them, when known.
     private let leader: Locked<MemberRedirector.LeaderEndpoints>
+    /// Under CURVE, what the forwarding DEALERs present to the leader.
+    private let forwardingKeys: CurveClientKeys?
     private var forwards: [[UInt8]: Forward] = [:]
     private(set) var counts = Counts()
     private var incoming = Multipart()
@@ -52,6 +54,7 @@ final class MemberRedirectorDriver: IOLoopDriver {
     init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, leader: Locked<MemberRedirector.LeaderEndpoints>) throws {
         self.runtime = runtime
         self.leader = leader
+        forwardingKeys = configuration.curve?.forwardingKeys
         clients = try runtime.makeSocket(.router)
         workers = try runtime.makeSocket(.router)
         do {
@@ -126,6 +129,8 @@ final class MemberRedirectorDriver: IOLoopDriver {
             do {
                 let socket = try runtime.makeSocket(.dealer)
                 try socket.setOption(.linger, 0)
+                // Under CURVE, as a fellow member (the client's key was checked here).
+                try forwardingKeys?.apply(to: socket)
                 try socket.connect(target)
                 forward = Forward(socket: socket, target: target, now: now)
             } catch {
