@@ -52,8 +52,9 @@ public struct CoordinatorStatistics: Sendable, Hashable, Codable {
     /// lost them; those that answered a request taken back from the journal are
     /// ``adoptedResults`` too.
     public var resentResults = 0
-    /// Marked worker heartbeats answered (RESULTS-TAKEN, once what the worker sent before each
-    /// was durable): each lets a worker stop keeping the results it sent before it.
+    /// Marked worker heartbeats taken, each answered (a HEARTBEAT naming its mark) once what the
+    /// worker sent before it is durable: the answer lets the worker stop keeping the results it
+    /// sent before it. Counted as taken; an answer is withheld when durability is in doubt.
     public var resultsTakenAnswers = 0
     /// Requests a client sent again after a failover that a worker had already run (or was
     /// running) for the coordinator before, which never recorded them: answered by that run

@@ -52,6 +52,12 @@ package struct MemberEndpoints: Sendable {
     /// Whether there are several members to choose from.
     package var isGroup: Bool { all.count > 1 }
 
+    /// The current member answers after all (it refused while it was binding): the peer stays,
+    /// and a leader named meanwhile is not moved to later.
+    package mutating func stay() {
+        namedLeader = nil
+    }
+
     /// Moves to the member named as the leader, if one was, else to the next (the first after
     /// the last), and returns it.
     package mutating func advance(now: ContinuousClock.Instant = .now) -> String {

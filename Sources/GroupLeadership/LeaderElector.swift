@@ -124,7 +124,10 @@ package final class LeaderElector: Sendable {
     /// until it names someone else or no one (the campaign then runs at once), for at most
     /// `handoverPollLimit`. A leader that is gone, not stepping down, leaves the key to its lease.
     package func leaderSteppingDown() {
-        let stepping: LeaderRecord? = campaign.withLock { if case let .held(record) = $0.leaderView { record } else { nil } }
+        let stepping: LeaderRecord? = campaign.withLock { campaign in
+            guard campaign.phase != .stopped, case let .held(record) = campaign.leaderView else { return nil }
+            return record
+        }
         guard let stepping, stepping.member != configuration.member else { return }
         let task = Task { [configuration] in
             let until = ContinuousClock.now + configuration.handoverPollLimit

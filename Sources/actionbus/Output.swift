@@ -19,6 +19,9 @@ struct OutputBuffer {
     /// Whether a chunk is ready to be written (the caller flushes, after clearing a progress bar).
     var isFull: Bool { bytes.count >= chunk }
 
+    /// Whether it holds nothing to write.
+    var isEmpty: Bool { bytes.isEmpty }
+
     mutating func append(_ line: String) {
         bytes.append(contentsOf: line.utf8)
         bytes.append(0x0A)

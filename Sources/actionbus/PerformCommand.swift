@@ -45,7 +45,7 @@ struct PerformCommand: AsyncParsableCommand {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
     }
 
-    /// How long an outcome line may wait in the output buffer for the next outcome.
+    /// How long an outcome line may wait in the output buffer.
     static let outputDelay: Duration = .milliseconds(20)
 
     func run() async throws {
@@ -56,25 +56,40 @@ struct PerformCommand: AsyncParsableCommand {
         let client = try ActionClient(configuration: configuration, logger: logger)
         let timeout = Duration.milliseconds(Int64(self.timeout * 1000))
         let body = Array(input.utf8)
-        let (results, sink) = AsyncStream<Result<WireOutcome, ActionBusError>>.makeStream()
+        /// What the loop below takes, in order: an answer, or the output's timer.
+        enum Event {
+            case answered(Result<WireOutcome, ActionBusError>)
+            case outputDue
+        }
+        let (events, sink) = AsyncStream<Event>.makeStream()
         var sent = 0, received = 0, failed = 0, unanswered = 0
         // Buffered: a burst of a million outcomes is a few hundred writes, not a million. The
-        // buffer is flushed whenever nothing else is outstanding, so a single perform prints at
-        // once, and otherwise at the first outcome 20 ms after the oldest it holds, so a program
-        // reading the lines as they come (`| jq`) sees each within 20 ms of the next outcome.
+        // buffer is written whenever nothing else is outstanding, so a single perform prints at
+        // once, and otherwise within 20 ms of its oldest line, so a program reading the lines as
+        // they come (`| jq`) sees each promptly. Everything is written from this loop, between
+        // the progress bar's updates.
         var output = OutputBuffer()
-        var oldestBuffered: ContinuousClock.Instant?
+        var outputDue = false
         var progress = ProgressBar(total: count, json: json)
         func sendNext() {
             sent += 1
             let requestID = idempotencyKey.map { count == 1 ? $0 : "\($0)-\(sent)" }
             client.perform(action: action, input: body, session: session, timeout: timeout, requestID: requestID,
                            userInitiated: !notUserInitiated) { result in
-                sink.yield(result)
+                sink.yield(.answered(result))
             }
         }
+        func writeOutput() {
+            progress.clear()
+            output.flush()
+            outputDue = false
+        }
         while sent < min(concurrency, count) { sendNext() }
-        for await result in results {
+        for await event in events {
+            guard case .answered(let result) = event else {
+                writeOutput()
+                continue
+            }
             received += 1
             switch result {
             case .success(let outcome):
@@ -86,20 +101,20 @@ struct PerformCommand: AsyncParsableCommand {
                 }
             case .failure(let error):
                 unanswered += 1
-                progress.clear()
-                output.flush()
+                writeOutput()
                 printError("error: \(error.message)")
                 // The same, as fields for programs reading `--log-format json` (hidden at the default level).
                 logger.info("request unanswered", metadata: ["error.code": "\(error.code)", "coordinator.endpoint": "\(coordinator)"])
             }
             if sent < count { sendNext() }
-            let now = ContinuousClock.now
-            if received == sent || output.isFull || oldestBuffered.map({ now - $0 >= Self.outputDelay }) ?? false {
-                progress.clear()
-                output.flush()
-                oldestBuffered = nil
-            } else if oldestBuffered == nil {
-                oldestBuffered = now
+            if received == sent || output.isFull {
+                writeOutput()
+            } else if !outputDue, !output.isEmpty {
+                outputDue = true
+                Task {
+                    try? await Task.sleep(for: Self.outputDelay)
+                    sink.yield(.outputDue)
+                }
             }
             progress.update(done: received, failed: failed + unanswered)
             if received == count { break }

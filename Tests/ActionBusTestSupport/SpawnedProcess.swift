@@ -19,7 +19,8 @@ package final class SpawnedProcess: Sendable {
 
     /// Starts `executable` with `arguments` and exactly `environment`; standard input reads
     /// `/dev/null`; standard output and error are appended to the files at those paths (one
-    /// path for both is fine). No other descriptor of the test process reaches the child.
+    /// path for both is fine). No other descriptor of the test process reaches the child (on
+    /// Linux where glibc has `posix_spawn_file_actions_addclosefrom_np`, 2.34 and later).
     package init(executable: String, arguments: [String], environment: [String: String], standardOutput: String, standardError: String) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -35,9 +36,10 @@ package final class SpawnedProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         }
         #if os(Linux)
+        let flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
         if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         #else
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        let flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
         // The child starts with the default signal mask and dispositions, whatever the test
         // process (or a library in it) blocked or ignored.
@@ -47,7 +49,7 @@ package final class SpawnedProcess: Sendable {
         sigemptyset(&noSignal)
         posix_spawnattr_setsigdefault(&attributes, &everySignal)
         posix_spawnattr_setsigmask(&attributes, &noSignal)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -83,9 +85,6 @@ package final class SpawnedProcess: Sendable {
         while reap() == nil { usleep(10_000) }
     }
 
-    /// Sends SIGTERM.
-    package func terminate() { kill(processIdentifier, SIGTERM) }
-
     /// The status once it has exited, reaping it then; `waitpid` never reports it twice, so it
     /// is kept.
     private func reap() -> Int32? {
@@ -96,6 +95,11 @@ package final class SpawnedProcess: Sendable {
             repeat {
                 result = waitpid(processIdentifier, &raw, WNOHANG)
             } while result == -1 && errno == EINTR
+            // ECHILD: reaped elsewhere (or SIGCHLD ignored): gone, its status unknown.
+            if result == -1 && errno == ECHILD {
+                status = -1
+                return status
+            }
             guard result == processIdentifier else { return nil }
             // WIFEXITED / WEXITSTATUS / WTERMSIG are C macros Swift does not import.
             let signal = raw & 0x7f

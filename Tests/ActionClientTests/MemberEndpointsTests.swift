@@ -65,5 +65,14 @@ struct MemberEndpointsTests {
         #expect(members.waitBeforeMove(lastMovedAt: start, now: start + MemberEndpoints.movePause) == .zero)
         let third = members.advance(now: soon)
         #expect(third == "tcp://b:5555")
+
+        // A member that answers after all keeps the peer: a leader named meanwhile is forgotten.
+        let namedLast = members.leaderNamed("tcp://a:5555")
+        members.stay()
+        #expect(namedLast)
+        let later = start + .seconds(1)
+        #expect(members.waitBeforeMove(lastMovedAt: later, now: later) == MemberEndpoints.movePause, "paced: no leader named")
+        let fourth = members.advance(now: later)
+        #expect(fourth == "tcp://c:5555", "the next, not the leader named before")
     }
 }

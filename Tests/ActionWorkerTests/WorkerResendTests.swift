@@ -63,6 +63,34 @@ struct WorkerResendTests {
         }
     }
 
+    /// A request that came before the worker's last READY (a coordinator before dispatched it)
+    /// and finished after it is answered to a coordinator that may hold its answer in memory
+    /// only: its result stays for the next one whatever mark is answered.
+    @Test func aResultForARequestFromBeforeTheLastReadyStaysWhateverTheMark() async throws {
+        try await withWorker(configure: { $0.heartbeatInterval = .milliseconds(100) }) { coordinator, worker in
+            try coordinator.send(.request(WireRequest(
+                requestID: "slow", action: "Clock.sleep", timeoutMilliseconds: 10_000, input: Array(#"{"ms":500}"#.utf8)
+            )))
+            // Read after the REQUEST (one connection keeps the order): the request runs on.
+            try coordinator.send(.disconnect)
+            _ = try coordinator.nextReady()
+            try coordinator.send(.welcome(Self.terms))
+            let slow = try coordinator.nextResult()
+            #expect(slow.requestID == "slow")
+            _ = try coordinator.perform("Echo.say", input: #"{"text":"fresh"}"#, requestID: "fresh")
+            let heartbeat = try coordinator.next("a marked heartbeat") { if case .markedHeartbeat = $0 { true } else { false } }
+            guard case .markedHeartbeat(let mark) = heartbeat.message else { return }
+            try coordinator.send(.resultsTaken(mark: mark))
+            try expect(await eventually { await worker.statistics().resultsKept == 1 }, "the fresh result was kept, or the slow one let go")
+
+            try coordinator.send(.disconnect)
+            _ = try coordinator.nextReady()
+            try coordinator.send(.welcome(Self.terms))
+            let resent = try coordinator.next("RESENT") { if case .resent(let outcomes) = $0 { !outcomes.isEmpty } else { false } }
+            #expect(resent.message == .resent([slow]))
+        }
+    }
+
     @Test func aWorkerWithNoResendWindowSendsNothingAgain() async throws {
         try await withWorker(configure: { $0.resendWindow = .zero }) { coordinator, worker in
             _ = try coordinator.perform("Echo.say", input: #"{"text":"one"}"#)

@@ -372,6 +372,7 @@ final class ClientDriver: IOLoopDriver {
                 // The member answers after all (it refused while it was still binding): stay.
                 runtime.cancel(move)
                 pendingMove = nil
+                members.stay()
             }
             switch reply {
             case .accepted(let requestIDs):
@@ -430,8 +431,10 @@ final class ClientDriver: IOLoopDriver {
     /// ``unavailableRetryPauseLimit``, until an answer that is not a refusal.
     private func retryLater(_ requestID: String) -> Bool {
         let now = ContinuousClock.now
-        let pause = Self.unavailableRetryPause(after: unavailablePauses)
-        guard let call = pending[requestID], now + pause * 2 < call.deadline else { return false }
+        // The refusals of one batch share the pause that the first of them began.
+        let openPause = retryPauseEnds.flatMap { $0 > now ? $0 : nil }
+        let pauseEnds = openPause ?? now + Self.unavailableRetryPause(after: unavailablePauses)
+        guard let call = pending[requestID], pauseEnds + (pauseEnds - now) < call.deadline else { return false }
         if call.isOutstanding {
             call.isOutstanding = false
             outstanding -= 1
@@ -440,12 +443,10 @@ final class ClientDriver: IOLoopDriver {
         // the pause ends (the coordinator refuses it all meanwhile): a session's later request
         // must not overtake a refused earlier one.
         unsent.insert(call, at: unsent.firstIndex { $0.order > call.order } ?? unsent.endIndex)
-        let ends = now + pause
-        if retryPauseEnds.map({ $0 < ends }) ?? true {
-            // One pause for the refusals of a batch: they were sent together.
-            if retryPauseEnds == nil { unavailablePauses += 1 }
-            retryPauseEnds = ends
-            runtime.schedule(after: pause) { [unowned self] in fillWindow(now: .now) }
+        if openPause == nil {
+            unavailablePauses += 1
+            retryPauseEnds = pauseEnds
+            runtime.schedule(after: pauseEnds - now) { [unowned self] in fillWindow(now: .now) }
         }
         return true
     }

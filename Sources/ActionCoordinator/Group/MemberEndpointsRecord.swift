@@ -1,3 +1,4 @@
+import ActionWire
 import Foundation
 import GroupLeadership
 
@@ -7,7 +8,7 @@ import GroupLeadership
 /// forward Majordomo clients there and to name it in its NOT-LEADER answers.
 struct MemberEndpointsRecord: Sendable {
     /// The member's endpoint for one kind of peer.
-    enum Role: String, Sendable, CaseIterable {
+    enum Role: String, Sendable {
         case clients
         case workers
     }
@@ -24,9 +25,11 @@ struct MemberEndpointsRecord: Sendable {
         (try? await client.put(Self.key(group: group, member: member, role: role), value: Data(endpoint.utf8))) != nil
     }
 
-    /// The endpoint `member` published for `role`; `nil` when it published none or etcd cannot be read.
+    /// The endpoint `member` published for `role`; `nil` when it published none, etcd cannot be
+    /// read, or it breaks the wire's name rule (NOT-LEADER could not carry it).
     func endpoint(of member: String, role: Role) async -> String? {
-        guard let published = try? await client.range(.key(Self.key(group: group, member: member, role: role))).first else { return nil }
+        guard let published = try? await client.range(.key(Self.key(group: group, member: member, role: role))).first,
+              (try? WireName.check(published.text, field: "endpoint")) != nil else { return nil }
         return published.text
     }
 }

@@ -46,6 +46,9 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     /// The CURVE key of the client message being handled (`nil` without CURVE).
     @exclusivity(unchecked) private var curveKey: String?
     @exclusivity(unchecked) private var lastDiskMeasurement = ContinuousClock.now
+    /// A batch's commit was never acknowledged by the standbys (its replies withheld): from then
+    /// on nothing tells a worker that what it sent is durable, later batches included.
+    @exclusivity(unchecked) private var durabilityInDoubt = false
     /// What the group's election was last told of the journal (``watchJournalForLeadership(now:)``).
     @exclusivity(unchecked) private var journalStalled = false
 
@@ -177,6 +180,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
             if batch.unreplicated {
                 unreplicated += batch.output.replies.count + batch.output.acceptances.count
                 core.streamWithheld()
+                durabilityInDoubt = true
                 continue
             }
             if let failure = batch.failure {
@@ -211,6 +215,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
         if output.streamPosition > 0 { core.streamReleased(upTo: output.streamPosition) }
         outcomeStream.send(output.events)
         clientReplies.release(output)
+        guard !durabilityInDoubt else { return }
         for (instruction, worker) in output.workerInstructions { _ = requestBatches.send(instruction, to: worker) }
     }
 
@@ -388,6 +393,7 @@ final class CoordinatorDriver: IOLoopDriver, CoordinatorOutbox {
     }
 
     func sendWhenDurable(_ instruction: WorkerInstruction, to worker: WorkerID) {
+        guard !durabilityInDoubt else { return }
         guard commitGate.isJournaling else {
             _ = requestBatches.send(instruction, to: worker)
             return

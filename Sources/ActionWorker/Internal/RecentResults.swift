@@ -17,9 +17,10 @@ import DequeModule
 ///
 /// Most go much sooner: the worker's heartbeats carry a mark, and the coordinator answers a
 /// mark once everything the worker sent before it is durable (``taken(before:registration:)``).
-/// Only results sent, and sent since the worker's last READY, go that way: a result that could
-/// not leave never reached a coordinator, and one sent to a coordinator before (or resent to
-/// this one, which may have kept its answer in memory only) stays for the next one.
+/// Only results sent, answering requests that came since the worker's last READY, go that way:
+/// a result that could not leave never reached a coordinator, and one sent to a coordinator
+/// before, or answering a request a coordinator before dispatched (this one may hold its answer
+/// in memory only, as an orphan run), stays for the next one.
 struct RecentResults {
     /// How long a sent RESULT is kept.
     let window: Duration
@@ -31,7 +32,7 @@ struct RecentResults {
     private struct Kept {
         let sentAt: ContinuousClock.Instant
         let message: PackedFrames
-        /// The READY it was sent after (the worker counts them).
+        /// The oldest READY a request it answers came after (the worker counts them).
         let registration: UInt64
         /// The worker's last heartbeat mark when it was sent: a mark above it covers it.
         let mark: UInt64
@@ -73,9 +74,9 @@ struct RecentResults {
             bytes -= oldest.message.bytes.count
             messages.removeFirst()
         }
-        // Results kept from an earlier registration may stand in front: then the rest is
-        // filtered (only within the window after a move or a restart of the coordinator).
-        guard let oldest = messages.first, oldest.registration != registration, messages.contains(where: isTaken) else { return }
+        // One that stays (from an earlier registration, or not sent) may stand in front: then
+        // the rest is filtered.
+        guard messages.contains(where: isTaken) else { return }
         messages.removeAll(where: isTaken)
         bytes = messages.reduce(0) { $0 + $1.message.bytes.count }
     }

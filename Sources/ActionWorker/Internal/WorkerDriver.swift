@@ -62,6 +62,10 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var readiesSent: UInt64 = 0
     /// The last heartbeat mark sent.
     @exclusivity(unchecked) private var heartbeatMark: UInt64 = 0
+    /// The oldest registration a request answered in the RESULT being written came under: a
+    /// RESULT answering one a coordinator before dispatched is never let go on a mark (the
+    /// coordinator now may hold its answer in memory only, as an orphan run).
+    @exclusivity(unchecked) private var resultRegistration: UInt64?
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -147,7 +151,8 @@ final class WorkerDriver: IOLoopDriver {
         sendBegunRequests()
         // Kept even when it could not be sent: the next coordinator gets it.
         let wasSent = send(frames: message)
-        recentResults.keep(message, sentAt: .now, registration: readiesSent, mark: heartbeatMark, wasSent: wasSent)
+        recentResults.keep(message, sentAt: .now, registration: resultRegistration ?? readiesSent, mark: heartbeatMark, wasSent: wasSent)
+        resultRegistration = nil
     }
 
     /// Sends the results of ``recentResults`` again, to the coordinator that just welcomed this
@@ -219,6 +224,7 @@ final class WorkerDriver: IOLoopDriver {
         if let pendingMove {
             runtime.cancel(pendingMove)
             self.pendingMove = nil
+            members.stay()
         }
         if let catalogJSON {
             if catalogJSON.count <= action.describeCatalogWithin {
@@ -352,6 +358,7 @@ final class WorkerDriver: IOLoopDriver {
                 resultWriter.append(.failure(for: named, code: BusErrorCode.malformedRequest, message: error.message, worker: configuration.name)) {
                     sendResults($0)
                 }
+                noteResultRegistration(readiesSent)
             }
         }
     }
@@ -414,7 +421,7 @@ final class WorkerDriver: IOLoopDriver {
         statistics.received += 1
         let hosted = hostedSession(for: request, now: now)
         // Checked and entered with one lookup.
-        if let first = running.updateValue(RunningRequest(hosted: hosted), forKey: request.requestID) {
+        if let first = running.updateValue(RunningRequest(hosted: hosted, registration: readiesSent), forKey: request.requestID) {
             // Sent again by a restarted coordinator while the first copy still runs here: the
             // first copy's RESULT answers both (the coordinator counts one credit for it).
             running[request.requestID] = first
@@ -477,7 +484,8 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     private func finish(_ request: WireRequest, _ outcome: JSONBytesOutcome, now: ContinuousClock.Instant) {
-        let hosted = running.removeValue(forKey: request.requestID)?.hosted
+        let finished = running.removeValue(forKey: request.requestID)
+        let hosted = finished?.hosted
         if let hosted {
             hosted.running -= 1
             hosted.lastUsed = now
@@ -503,6 +511,14 @@ final class WorkerDriver: IOLoopDriver {
             worker: configuration.name, closeActionStack: outcome.closeActionStack,
             userInitiated: hosted?.session.userInitiated ?? request.userInitiated, result: result
         ) { sendResults($0) }
+        // One not running here (it cannot be told where it came from) counts as the oldest.
+        noteResultRegistration(finished?.registration ?? 0)
+    }
+
+    /// The outcome just written answers a request that came under `registration`. After the
+    /// write: a full RESULT it sent first did not hold it.
+    private func noteResultRegistration(_ registration: UInt64) {
+        resultRegistration = min(resultRegistration ?? registration, registration)
     }
 
     /// A failure as a RESULT may carry it. Its message is text of the action's making: kept
@@ -554,6 +570,7 @@ final class WorkerDriver: IOLoopDriver {
             session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack,
             nested: true, userInitiated: record.userInitiated, result: result
         ) { sendResults($0) }
+        noteResultRegistration(readiesSent)
     }
 
     /// What a nested success carries as its output.
