@@ -127,6 +127,14 @@ final class FakeCoordinator {
     }
 
     /// Sends a REQUEST and waits for its RESULT.
+    /// What a coordinator that does not know the worker (it restarted) answers, then the
+    /// worker's READY, welcomed with `terms`.
+    func registerAgain(_ terms: WorkerTerms) throws {
+        try send(.disconnect)
+        _ = try nextReady()
+        try send(.welcome(terms))
+    }
+
     func perform(
         _ action: String, input: String = "{}", session: String = "", timeoutMilliseconds: UInt32 = 5_000,
         requestID: String = UUID().uuidString

@@ -14,10 +14,7 @@ struct WorkerResendTests {
         try await withWorker { coordinator, worker in
             let first = try coordinator.perform("Echo.say", input: #"{"text":"one"}"#, requestID: "one")
             let second = try coordinator.perform("Echo.say", input: #"{"text":"two"}"#, requestID: "two")
-            // What a coordinator that does not know the worker (it restarted) answers.
-            try coordinator.send(.disconnect)
-            _ = try coordinator.nextReady()
-            try coordinator.send(.welcome(Self.terms))
+            try coordinator.registerAgain(Self.terms)
             // Each RESULT is sent again as it went: here one RESENT each.
             var outcomes: [WireOutcome] = []
             while outcomes.count < 2 {
@@ -49,9 +46,7 @@ struct WorkerResendTests {
             try coordinator.send(.resultsTaken(mark: mark))
             try expect(await eventually { await worker.statistics().resultsKept == 1 }, "the two results before the mark were kept")
 
-            try coordinator.send(.disconnect)
-            _ = try coordinator.nextReady()
-            try coordinator.send(.welcome(Self.terms))
+            try coordinator.registerAgain(Self.terms)
             let resent = try coordinator.next("RESENT") { if case .resent(let outcomes) = $0 { !outcomes.isEmpty } else { false } }
             #expect(resent.message == .resent([third]), "only the result sent after the mark")
             _ = try coordinator.next("the RESENT that ends them") { $0 == .resent([]) }
@@ -72,9 +67,7 @@ struct WorkerResendTests {
                 requestID: "slow", action: "Clock.sleep", timeoutMilliseconds: 10_000, input: Array(#"{"ms":500}"#.utf8)
             )))
             // Read after the REQUEST (one connection keeps the order): the request runs on.
-            try coordinator.send(.disconnect)
-            _ = try coordinator.nextReady()
-            try coordinator.send(.welcome(Self.terms))
+            try coordinator.registerAgain(Self.terms)
             let slow = try coordinator.nextResult()
             #expect(slow.requestID == "slow")
             _ = try coordinator.perform("Echo.say", input: #"{"text":"fresh"}"#, requestID: "fresh")
@@ -83,9 +76,7 @@ struct WorkerResendTests {
             try coordinator.send(.resultsTaken(mark: mark))
             try expect(await eventually { await worker.statistics().resultsKept == 1 }, "the fresh result was kept, or the slow one let go")
 
-            try coordinator.send(.disconnect)
-            _ = try coordinator.nextReady()
-            try coordinator.send(.welcome(Self.terms))
+            try coordinator.registerAgain(Self.terms)
             let resent = try coordinator.next("RESENT") { if case .resent(let outcomes) = $0 { !outcomes.isEmpty } else { false } }
             #expect(resent.message == .resent([slow]))
         }
@@ -94,9 +85,7 @@ struct WorkerResendTests {
     @Test func aWorkerWithNoResendWindowSendsNothingAgain() async throws {
         try await withWorker(configure: { $0.resendWindow = .zero }) { coordinator, worker in
             _ = try coordinator.perform("Echo.say", input: #"{"text":"one"}"#)
-            try coordinator.send(.disconnect)
-            _ = try coordinator.nextReady()
-            try coordinator.send(.welcome(Self.terms))
+            try coordinator.registerAgain(Self.terms)
             // A RESENT would leave as the WELCOME is read, before this request's RESULT.
             _ = try coordinator.perform("Echo.say", input: #"{"text":"after"}"#)
             #expect(!coordinator.log.contains { if case .resent(let outcomes) = $0.message { !outcomes.isEmpty } else { false } })
