@@ -44,6 +44,8 @@ public struct CurveServerKeys: Sendable, Hashable {
         package static let clients = "actionbus.clients"
         package static let workers = "actionbus.workers"
         package static let outcomes = "actionbus.outcomes"
+        /// A standby's replication endpoint: only the coordinator key the members share.
+        package static let replication = "actionbus.replication"
     }
 
     /// Creates the keys.
@@ -70,9 +72,10 @@ public struct CurveServerKeys: Sendable, Hashable {
     }
 
     /// The ZAP decision for a connecting peer: CURVE only, and only keys listed for the domain.
-    /// On the clients socket the coordinator's own public key is allowed too: a group's members
-    /// share the coordinator key, and one that does not lead forwards its Majordomo clients to
-    /// the leader under it (``forwardingKeys``), having checked their keys itself.
+    /// A group's members (and a coordinator and its standbys) share the coordinator key, and
+    /// present it to each other as a client's (``memberKeys``): on a standby's replication
+    /// endpoint it is the only key allowed; on the clients socket it is allowed too, for a member
+    /// that does not lead forwarding its Majordomo clients (whose keys it checked itself).
     package func decide(_ request: ZAPRequest) -> ZAPDecision {
         guard request.mechanism == "CURVE", let key = request.curvePublicKey else {
             return .deny(reason: "CURVE required")
@@ -82,14 +85,15 @@ public struct CurveServerKeys: Sendable, Hashable {
         case Domain.workers: allowed = allowedWorkers
         case Domain.clients: allowed = allowedClients.union([keyPair.publicKey])
         case Domain.outcomes: allowed = allowedClients
+        case Domain.replication: allowed = [keyPair.publicKey]
         default: return .deny(reason: "unknown domain")
         }
         return allowed.contains(key) ? .allow(userID: key) : .deny(reason: "key not allowed")
     }
 
-    /// The keys a group member forwards Majordomo clients to its leader with: the coordinator
-    /// key the members share, as a client's.
-    package var forwardingKeys: CurveClientKeys {
+    /// The keys one member presents to another (a leader to its standbys, a member forwarding
+    /// Majordomo clients to its leader): the coordinator key they share, as a client's.
+    package var memberKeys: CurveClientKeys {
         CurveClientKeys(keyPair: keyPair, serverPublicKey: keyPair.publicKey)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Who the coordinator's ZAP handler lets in, socket by socket.
 @Suite("CURVE server keys")
 struct CurveServerKeysTests {
-    @Test func listedKeysGetInAndTheCoordinatorKeyOnlyOnTheClientsSocket() throws {
+    @Test func listedKeysGetInAndTheCoordinatorKeyOnTheClientsAndReplicationSockets() throws {
         let coordinator = try CurveKeyPair.generate(), client = try CurveKeyPair.generate(), worker = try CurveKeyPair.generate()
         let keys = CurveServerKeys(keyPair: coordinator, allowedClients: [client.publicKey], allowedWorkers: [worker.publicKey])
         func decision(_ domain: String, _ key: String?, mechanism: String = "CURVE") -> Bool {
@@ -22,6 +22,10 @@ struct CurveServerKeysTests {
         #expect(decision(CurveServerKeys.Domain.clients, coordinator.publicKey))
         #expect(!decision(CurveServerKeys.Domain.workers, coordinator.publicKey))
         #expect(!decision(CurveServerKeys.Domain.outcomes, coordinator.publicKey))
-        #expect(keys.forwardingKeys.serverPublicKey == coordinator.publicKey && keys.forwardingKeys.keyPair == coordinator)
+        // A standby's replication endpoint takes the shared key alone.
+        #expect(decision(CurveServerKeys.Domain.replication, coordinator.publicKey))
+        #expect(!decision(CurveServerKeys.Domain.replication, client.publicKey))
+        #expect(!decision(CurveServerKeys.Domain.replication, worker.publicKey))
+        #expect(keys.memberKeys.serverPublicKey == coordinator.publicKey && keys.memberKeys.keyPair == coordinator)
     }
 }

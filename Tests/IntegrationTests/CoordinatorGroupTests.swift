@@ -1,6 +1,7 @@
 import ActionBusTestSupport
 import ActionClient
 import ActionJournal
+import ActionTransport
 import ActionWire
 import ExampleFeatures
 import Foundation
@@ -243,6 +244,27 @@ struct CoordinatorGroupTests {
 
         let intruder = try ask(as: "\(keys)/other/intruder.key", retries: 1)
         #expect(intruder.process.terminationStatus == 2, "an unknown key got an answer: \(intruder.stdout)")
+
+        // The replication link is CURVE too (the group got in sync over it): a standby answers
+        // a probe from an older epoch (`staleEpoch`) only to a peer holding the coordinator key.
+        let context = try ZMQContext()
+        defer { _ = context.terminate() }
+        let coordinatorKeys = try CurveKeyPair(secretKey: try CurveKeyFile.readKey("\(keys)/coordinator.key"))
+        func probeAnswered(as keys: CurveClientKeys?) throws -> Bool {
+            let socket = try Socket(context, type: .dealer)
+            defer { socket.close() }
+            try socket.setOption(.linger, 0)
+            try socket.setOption(.receiveTimeout, 1_500)
+            try keys?.apply(to: socket)
+            try socket.connect(standby.replication)
+            try socket.send(ReplicationMessage(.probe, epoch: 0, stream: 1, sequence: 1).header)
+            guard let answer = try? socket.receiveMultipart(), answer.count == 1 else { return false }
+            return (try? ReplicationMessage.decode(header: answer[0], payload: nil))?.kind == .staleEpoch
+        }
+        #expect(try probeAnswered(as: CurveClientKeys(keyPair: coordinatorKeys, serverPublicKey: coordinatorKeys.publicKey)))
+        #expect(try !probeAnswered(as: nil), "a plaintext peer reached the standby")
+        let client = try CurveClientKeys(secretKeyFile: "\(keys)/clients/client.key", serverKeyFile: "\(keys)/coordinator.pub")
+        #expect(try !probeAnswered(as: client), "a client's key reached the standby")
     }
 
     /// A group of three needs one in-sync standby by default: losing one standby costs nothing,

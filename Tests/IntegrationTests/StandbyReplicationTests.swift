@@ -36,6 +36,48 @@ struct StandbyReplicationTests {
         FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent("journal.log"))
     }
 
+    /// A CURVE coordinator replicates over CURVE: a standby given the coordinator's key comes in
+    /// sync and copies what is accepted; one without it never does.
+    @Test func underCurveTheJournalTravelsEncryptedToAStandbyHoldingTheCoordinatorKey() throws {
+        let bus = try BusFixture()
+        let keys = bus.directory.appendingPathComponent("keys").path
+        for folder in ["/clients", "/workers"] {
+            try FileManager.default.createDirectory(atPath: keys + folder, withIntermediateDirectories: true)
+        }
+        for base in ["\(keys)/coordinator", "\(keys)/clients/client", "\(keys)/workers/worker"] {
+            #expect(try bus.start("keygen-\(URL(fileURLWithPath: base).lastPathComponent)", ["keygen", "--out", base]).waitForExit() == 0)
+        }
+        bus.queryOptions = ["--curve-secret-key", "\(keys)/clients/client.key", "--coordinator-key", "\(keys)/coordinator.pub"]
+        let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        let copy = bus.directory.appendingPathComponent("standby").path
+        let standby = try bus.start("standby", ["standby", "--listen", endpoint, "--data-dir", copy, "--log-format", "json",
+                                                "--curve-secret-key", "\(keys)/coordinator.key"])
+        let leader = try bus.startCoordinator([
+            "--heartbeat-ms", "200", "--standby", endpoint, "--curve-secret-key", "\(keys)/coordinator.key",
+            "--allow-clients", "\(keys)/clients", "--allow-workers", "\(keys)/workers",
+        ])
+        try expect(Self.inSync(bus, 1), "the standby never came in sync: \(leader.stderr.suffix(2000)) STANDBY: \(standby.stderr.suffix(2000))")
+        #expect(standby.logRecords(withField: "endpoint.replication").first?.fields["security"] == "CURVE")
+        try bus.startWorker("w1", coordinator: leader, ["--heartbeat-ms", "200", "--curve-secret-key", "\(keys)/workers/worker.key",
+                                                         "--coordinator-key", "\(keys)/coordinator.pub"])
+        let perform = try bus.perform("Echo.say", ["--input", #"{"text":"sealed"}"#, "--json"] + bus.queryOptions)
+        #expect(perform.process.terminationStatus == 0, "\(perform.stderr)")
+        let request = try #require(try OutcomeLine.parse(perform.stdoutLines).first?.request)
+        standby.signal(SIGTERM)
+        try expect(standby.waitForExit(timeout: .seconds(10)) == 0, "the standby did not stop: \(standby.stderr.suffix(2000))")
+        let (recovery, _) = try RequestJournal.recovery(of: [UInt8](try #require(Self.journal(copy))))
+        #expect(recovery.finished.contains { $0.requestID == request }, "the outcome is not in the standby's copy")
+
+        // A plaintext standby on the same endpoint is never sent anything: a request that needs
+        // it waits for it (and fails), and its copy stays empty.
+        let plaintext = try Self.startStandby(bus, "plaintext", endpoint: endpoint, directory: copy + "-plaintext")
+        _ = try bus.perform("Echo.say", ["--input", #"{"text":"waits"}"#, "--timeout", "3"] + bus.queryOptions)
+        plaintext.signal(SIGTERM)
+        try expect(plaintext.waitForExit(timeout: .seconds(10)) == 0, "the plaintext standby did not stop: \(plaintext.stderr.suffix(2000))")
+        let (unsent, _) = try RequestJournal.recovery(of: [UInt8](Self.journal(copy + "-plaintext") ?? Data()))
+        #expect(unsent.records == 0, "a standby without the coordinator key was sent \(unsent.records) records")
+    }
+
     @Test func aCoordinatorOnTheStandbysCopyFinishesEverythingAfterTheLeaderIsKilled() throws {
         let bus = try BusFixture()
         let fast = ["--heartbeat-ms", "200"]

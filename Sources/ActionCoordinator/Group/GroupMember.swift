@@ -94,7 +94,7 @@ public final class GroupMember: Service, Sendable {
         do {
             standby = try Standby(
                 listen: configuration.ownReplicationEndpoint, dataDirectory: configuration.dataDirectory, logger: logger,
-                onLeaderSteppingDown: { elector.leaderSteppingDown() }
+                curve: configuration.coordinator.curve, onLeaderSteppingDown: { elector.leaderSteppingDown() }
             )
         } catch {
             await endTerm()

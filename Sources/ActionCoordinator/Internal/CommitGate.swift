@@ -76,7 +76,7 @@ final class CommitGate {
         guard !configuration.standbys.isEmpty else { return nil }
         return try StandbyReplication(
             endpoints: configuration.standbys, timeout: configuration.standbyTimeout, standbyOptional: configuration.standbyOptional,
-            term: configuration.leadership, context: context, logger: logger
+            term: configuration.leadership, curve: configuration.curve, context: context, logger: logger
         ) { [weak loop] status in
             loop?.execute { driver, _ in driver.replicationChanged(status) }
         }

@@ -54,7 +54,7 @@ final class MemberRedirectorDriver: IOLoopDriver {
     init(runtime: IOLoopRuntime, configuration: CoordinatorConfiguration, leader: Locked<MemberRedirector.LeaderEndpoints>) throws {
         self.runtime = runtime
         self.leader = leader
-        forwardingKeys = configuration.curve?.forwardingKeys
+        forwardingKeys = configuration.curve?.memberKeys
         clients = try runtime.makeSocket(.router)
         workers = try runtime.makeSocket(.router)
         do {

@@ -1,4 +1,5 @@
 import ActionJournal
+import ActionTransport
 import Foundation
 import Logging
 import ZeroMQ
@@ -29,8 +30,8 @@ final class StandbyDriver: IOLoopDriver {
     private var failed = false
 
     init(
-        runtime: IOLoopRuntime, listen: String, dataDirectory: String, logger: Logger, onFatalError: @escaping @Sendable (any Error) -> Void,
-        onLeaderSteppingDown: @escaping @Sendable () -> Void
+        runtime: IOLoopRuntime, listen: String, dataDirectory: String, curve: CurveServerKeys?, logger: Logger,
+        onFatalError: @escaping @Sendable (any Error) -> Void, onLeaderSteppingDown: @escaping @Sendable () -> Void
     ) throws {
         self.logger = logger
         self.onFatalError = onFatalError
@@ -43,6 +44,8 @@ final class StandbyDriver: IOLoopDriver {
         do {
             socket = try runtime.makeSocket(.router)
             try socket.setOption(.receiveHighWaterMark, 0)
+            // Only a leader holding the coordinator key, over an encrypted link.
+            try curve?.apply(to: socket, domain: CurveServerKeys.Domain.replication)
             try socket.bind(listen)
             endpoint = try socket.lastEndpoint
         } catch {

@@ -1,4 +1,5 @@
 import ActionJournal
+import ActionTransport
 import Logging
 import ZeroMQ
 
@@ -17,11 +18,13 @@ final class StandbyLinks: IOLoopDriver {
     private var incoming = Multipart()
     private let received: (Int, ReplicationMessage) -> Void
 
-    init(runtime: IOLoopRuntime, endpoints: [String], received: @escaping (Int, ReplicationMessage) -> Void) throws {
+    /// Connects to every standby in `endpoints`, under CURVE with `keys` when given.
+    init(runtime: IOLoopRuntime, endpoints: [String], keys: CurveClientKeys?, received: @escaping (Int, ReplicationMessage) -> Void) throws {
         self.received = received
         var sockets: [Socket] = []
         for endpoint in endpoints {
             let socket = try runtime.makeSocket(.dealer)
+            try keys?.apply(to: socket)
             try socket.setOption(.sendHighWaterMark, Self.highWaterMark)
             try socket.setOption(.reconnectInterval, 100)
             try socket.setOption(.reconnectIntervalMax, 1_000)

@@ -88,10 +88,10 @@ final class StandbyReplication: @unchecked Sendable {
     private var sentSequence: UInt64 = 0
     private var links: IOLoop<StandbyLinks>!
 
-    /// Connects to every standby in `endpoints`.
+    /// Connects to every standby in `endpoints` (under CURVE with the coordinator key, when `curve`).
     init(
-        endpoints: [String], timeout: Duration, standbyOptional: Bool, term: LeadershipTerm?, context: ZMQContext, logger: Logger,
-        onChange: @escaping @Sendable (ReplicationStatus) -> Void
+        endpoints: [String], timeout: Duration, standbyOptional: Bool, term: LeadershipTerm?, curve: CurveServerKeys?, context: ZMQContext,
+        logger: Logger, onChange: @escaping @Sendable (ReplicationStatus) -> Void
     ) throws {
         members = endpoints.map { Member(endpoint: $0) }
         self.term = term
@@ -101,7 +101,9 @@ final class StandbyReplication: @unchecked Sendable {
         self.logger = logger
         self.onChange = onChange
         links = try IOLoop(name: "coordinator-replication", context: context) { [unowned self] runtime in
-            try StandbyLinks(runtime: runtime, endpoints: endpoints) { index, message in self.received(message, from: index) }
+            try StandbyLinks(runtime: runtime, endpoints: endpoints, keys: curve?.memberKeys) { index, message in
+                self.received(message, from: index)
+            }
         }
         // Each answers with what it holds (this stream is new to all of them), then is caught up.
         let now = ContinuousClock.now
