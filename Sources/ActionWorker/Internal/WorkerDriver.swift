@@ -39,7 +39,7 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) var pendingMove: IOLoopTimerID?
     let routingID = Array(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().utf8)
     /// Numbers the nested performs it reports: their ids are `<routing id>/<n>`, this process's own.
-    @exclusivity(unchecked) private var lastNestedNumber: UInt64 = 0
+    @exclusivity(unchecked) var lastNestedNumber: UInt64 = 0
     /// Features the coordinator switched off fleet-wide: their requests fail `featureUnavailable`.
     @exclusivity(unchecked) private var featuresSwitchedOff: Set<String> = []
     /// Conditional features whose runtime switch the coordinator set here (to reset when it clears them).
@@ -47,25 +47,25 @@ final class WorkerDriver: IOLoopDriver {
     @exclusivity(unchecked) private var sessions: [String: HostedSession] = [:]
     /// The session the last request ran in; forgotten whenever a session is dropped.
     @exclusivity(unchecked) private var lastSession: (name: String, hosted: HostedSession)?
-    @exclusivity(unchecked) private var running: [String: RunningRequest] = [:]
+    @exclusivity(unchecked) var running: [String: RunningRequest] = [:]
     /// Registration, terms, heartbeats, reconnects and draining: this driver carries out what it decides.
     @exclusivity(unchecked) var link: WorkerLink
     @exclusivity(unchecked) private var heartbeatTimer: IOLoopTimerID?
     @exclusivity(unchecked) var incoming = Multipart()
     @exclusivity(unchecked) private var outgoing = PackedFrames()
     /// Outcomes finished this turn, written into the RESULT sent at its end (or sooner, when full).
-    @exclusivity(unchecked) private var resultWriter = ResultBatchWriter()
+    @exclusivity(unchecked) var resultWriter = ResultBatchWriter()
     /// The RESULTs sent lately, sent again after each WELCOME.
-    @exclusivity(unchecked) private var recentResults: RecentResults
+    @exclusivity(unchecked) var recentResults: RecentResults
     /// READYs sent (counting those that could not leave): the results sent since the last are
     /// the ones a coordinator's answer to a heartbeat mark may cover.
-    @exclusivity(unchecked) private var readiesSent: UInt64 = 0
+    @exclusivity(unchecked) var readiesSent: UInt64 = 0
     /// The last heartbeat mark sent.
-    @exclusivity(unchecked) private var heartbeatMark: UInt64 = 0
+    @exclusivity(unchecked) var heartbeatMark: UInt64 = 0
     /// The oldest registration a request answered in the RESULT being written came under: a
     /// RESULT answering one a coordinator before dispatched is never let go on a mark (the
     /// coordinator now may hold its answer in memory only, as an orphan run).
-    @exclusivity(unchecked) private var resultRegistration: UInt64?
+    @exclusivity(unchecked) var resultRegistration: UInt64?
     /// Outcomes other threads finished, and the array they are taken into on the loop.
     private let inbox = FinishedInbox()
     @exclusivity(unchecked) private var takenFromInbox: [FinishedInbox.Finished] = []
@@ -129,47 +129,12 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     /// Sends the requests started this turn, as few BEGANs as fit the batch limits.
-    private func sendBegunRequests() {
+    func sendBegunRequests() {
         guard !begunRequests.isEmpty else { return }
         for run in WireBatching.runs(of: begunRequests, size: { $0.byteCount }) {
             send(.began(WireBatching.records(begunRequests, in: run)))
         }
         begunRequests.removeAll(keepingCapacity: true)
-    }
-
-    /// Sends the outcomes finished this turn (those a full RESULT did not take already).
-    private func sendFinishedOutcomes() {
-        guard !resultWriter.isEmpty else { return }
-        sendResults(resultWriter.message)
-        resultWriter.removeAll()
-    }
-
-    /// Sends a RESULT of `message`'s records: after this turn's BEGANs, which must reach the
-    /// coordinator before the outcomes of the requests they announce. Called by the writer
-    /// when a RESULT is full: it must not touch the writer.
-    private func sendResults(_ message: PackedFrames) {
-        sendBegunRequests()
-        // Kept even when it could not be sent: the next coordinator gets it.
-        let wasSent = send(frames: message)
-        recentResults.keep(message, sentAt: .now, registration: resultRegistration ?? readiesSent, mark: heartbeatMark, wasSent: wasSent)
-        resultRegistration = nil
-    }
-
-    /// Sends the results of ``recentResults`` again, to the coordinator that just welcomed this
-    /// worker: it may be one that never got them. One that already has their answers drops them.
-    /// The newest go first (they are the ones a lost coordinator may not have recorded), and an
-    /// empty RESENT ends them: the coordinator holds what it took back until then.
-    private func resendRecentResults() {
-        let limit = WirePacking.maxFrameBytes(maxMessageBytes: maxResultBytes)
-        var outcomes = 0
-        let messages = recentResults.resendable(at: .now)
-        for message in messages.reversed() where Int64(message.bytes.count) <= limit {
-            guard send(frames: message) else { break }
-            outcomes += message.count - 1
-        }
-        send(.resent([]))
-        statistics.resultsResent += outcomes
-        if outcomes > 0 { logger.info("results sent again", metadata: ["worker.resent": "\(outcomes)", "worker.resentMessages": "\(messages.count)"]) }
     }
 
     func ioLoopWillStop(_ runtime: IOLoopRuntime) {
@@ -193,7 +158,7 @@ final class WorkerDriver: IOLoopDriver {
     // MARK: Coordinator link (what ``WorkerLink`` decides)
 
     /// The results' limit: the smaller of this worker's and the coordinator's message limits.
-    private var maxResultBytes: Int { link.terms.maxResultBytes }
+    var maxResultBytes: Int { link.terms.maxResultBytes }
 
     func register(_ registration: WorkerLink.Registration) {
         // What it runs, so a coordinator that took them back from its journal adopts them.
@@ -258,14 +223,14 @@ final class WorkerDriver: IOLoopDriver {
     }
 
     @discardableResult
-    private func send(_ message: WorkerMessage) -> Bool {
+    func send(_ message: WorkerMessage) -> Bool {
         outgoing.removeAll()
         message.encode(into: &outgoing)
         return send(frames: outgoing)
     }
 
     @discardableResult
-    private func send(frames: PackedFrames) -> Bool {
+    func send(frames: PackedFrames) -> Bool {
         do {
             try socket.sendBusMessage(frames, options: .dontWait)
             return true
@@ -483,58 +448,6 @@ final class WorkerDriver: IOLoopDriver {
         takenFromInbox.removeAll(keepingCapacity: true)
     }
 
-    private func finish(_ request: WireRequest, _ outcome: JSONBytesOutcome, now: ContinuousClock.Instant) {
-        let finished = running.removeValue(forKey: request.requestID)
-        let hosted = finished?.hosted
-        if let hosted {
-            hosted.running -= 1
-            hosted.lastUsed = now
-        }
-        let result: WireOutcome.Result
-        switch outcome {
-        case .success(let output, _) where output.count > maxResultBytes:
-            // Sent, it would be refused by the coordinator (and past libzmq's limit, cost the
-            // connection and everything on it): say why instead.
-            statistics.resultsTooLarge += 1
-            result = .failure(
-                code: BusErrorCode.resultTooLarge,
-                message: "the output of \(request.action) has \(output.count) bytes; the coordinator's limit is \(maxResultBytes)"
-            )
-        case .success(let output, _):
-            result = .success(contentType: WireRequest.json, output: output)
-        case .failure(let error, _):
-            result = wireFailure(code: error.code.rawValue, message: error.message)
-        }
-        statistics.completed += 1
-        resultWriter.append(
-            requestID: request.requestID, action: request.action, session: request.session,
-            worker: configuration.name, closeActionStack: outcome.closeActionStack,
-            userInitiated: hosted?.session.userInitiated ?? request.userInitiated, result: result
-        ) { sendResults($0) }
-        // One not running here (it cannot be told where it came from) counts as the oldest.
-        noteResultRegistration(finished?.registration ?? 0)
-    }
-
-    /// The outcome just written answers a request that came under `registration`. After the
-    /// write: a full RESULT it sent first did not hold it.
-    private func noteResultRegistration(_ registration: UInt64) {
-        resultRegistration = min(resultRegistration ?? registration, registration)
-    }
-
-    /// A failure as a RESULT may carry it. Its message is text of the action's making: kept
-    /// within the limit. Error codes are open-ended: one the wire's name rule refuses would cost
-    /// the RESULT it travels in (and the outcomes beside it), so it is named in the message instead.
-    private func wireFailure(code: String, message: String) -> WireOutcome.Result {
-        var message = message.utf8.count <= maxResultBytes / 2
-            ? message : String(decoding: message.utf8.prefix(maxResultBytes / 2), as: UTF8.self) + "…"
-        var code = code
-        if (try? WireName.check(code, field: "error code")) == nil {
-            message = "(error code \(code.debugDescription.prefix(300)) is not a valid name) " + message
-            code = BusErrorCode.actionFailed
-        }
-        return .failure(code: code, message: message)
-    }
-
     // MARK: Sessions
 
     /// A session for requests of `wireName` (empty: the default session, named `default` here).
@@ -552,29 +465,6 @@ final class WorkerDriver: IOLoopDriver {
             }
         )
     }
-
-    /// Sends a nested perform with the next RESULT: it returns no credit and answers no request.
-    private func reportNested(_ perform: UnrequestedPerform, session: String) {
-        lastNestedNumber += 1
-        statistics.nestedPerforms += 1
-        let record = perform.record
-        let result: WireOutcome.Result
-        if let code = record.outcome.errorCode {
-            result = wireFailure(code: code.rawValue, message: perform.errorMessage ?? "")
-        } else {
-            // The output went to the action that performed it; the stream gets the fact.
-            result = .success(contentType: WireRequest.json, output: Self.nestedOutput)
-        }
-        resultWriter.append(
-            requestID: String(decoding: routingID, as: UTF8.self) + "/\(lastNestedNumber)", action: record.actionName,
-            session: session, worker: configuration.name, closeActionStack: record.outcome.closeActionStack,
-            nested: true, userInitiated: record.userInitiated, result: result
-        ) { sendResults($0) }
-        noteResultRegistration(readiesSent)
-    }
-
-    /// What a nested success carries as its output.
-    private static let nestedOutput = Array("null".utf8)
 
     /// The fleet's feature switches, the whole set: a feature switched off is refused here; a
     /// conditional feature with a runtime switch is switched in this process too (as Flint's
